@@ -1,0 +1,38 @@
+// swift-tools-version: 6.0
+// FeatureGate declares no package dependencies, and never will: SDKs adopt it precisely because it pulls
+// nothing else into their dependency graph. Tools that need packages (the benchmarks) live in their own
+// package under Benchmarks/.
+import PackageDescription
+
+let package = Package(
+    name: "FeatureGate",
+    platforms: [
+        .macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2),
+    ],
+    products: [
+        .library(name: "FeatureGate", targets: ["FeatureGate"]),
+        .library(name: "FeatureGateConfig", targets: ["FeatureGateConfig"]),
+        .library(name: "NoopRuntime", targets: ["NoopRuntime"]),
+    ],
+    targets: [
+        .target(name: "FeatureGate"),
+        .target(name: "FeatureGateConfig", dependencies: ["FeatureGate"]),
+        .target(name: "NoopRuntime", dependencies: ["FeatureGate"]),
+        .executableTarget(
+            name: "consent-demo",
+            dependencies: ["FeatureGate", "FeatureGateConfig", "NoopRuntime"],
+            path: "Examples/ConsentDemo"
+        ),
+        // A child process for the killed-writer test: it saves to a FileFeatureStore in a loop until killed.
+        .executableTarget(
+            name: "feature-store-writer",
+            dependencies: ["FeatureGate"],
+            path: "Tests/Fixtures/FeatureStoreWriter"
+        ),
+        .testTarget(
+            name: "FeatureGateTests",
+            dependencies: ["FeatureGate", "feature-store-writer"]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,23 @@
+/// The features an app ships with, and whether they override what was stored.
+///
+/// The names mirror Airship's `AirshipConfig.enabledFeatures` and `resetEnabledFeatures`, so migrated code
+/// and config files read the same. `FeatureGateConfig` builds one from a plist or JSON file.
+public struct PrivacyConfiguration: Sendable, Hashable {
+    /// The features enabled when nothing was stored, or when ``resetEnabledFeatures`` is true.
+    ///
+    /// For default-off consent, pass `[]` and enable features once the user agrees.
+    public var enabledFeatures: Feature
+
+    /// Whether to discard the stored features at start-up and use ``enabledFeatures`` instead.
+    ///
+    /// Set it for one release when an app update must change what is enabled for existing installs; the
+    /// stored record is deleted at start-up. Leave it `false` otherwise, or every launch forgets the user's
+    /// choices.
+    public var resetEnabledFeatures: Bool
+
+    /// Creates a configuration.
+    public init(enabledFeatures: Feature, resetEnabledFeatures: Bool = false) {
+        self.enabledFeatures = enabledFeatures
+        self.resetEnabledFeatures = resetEnabledFeatures
+    }
+}

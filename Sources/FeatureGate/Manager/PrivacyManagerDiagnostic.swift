@@ -1,0 +1,32 @@
+/// Something the manager noticed about its store and worked around, failing closed.
+///
+/// The manager never prints. It hands each diagnostic to the handler given at creation and keeps the ones
+/// raised at start-up in ``PrivacyManager/startupDiagnostics``.
+public enum PrivacyManagerDiagnostic: Sendable, CustomStringConvertible {
+    /// The store threw while loading. The manager started from the configuration.
+    case loadFailed(store: String, error: any Error)
+    /// The stored record could not be decoded. The manager started from the configuration.
+    case storedStateUnreadable(store: String, error: FeatureStateRecordError)
+    /// The stored record had flags the catalog does not know; they were dropped.
+    case unknownFlagsDropped(store: String, dropped: Feature)
+    /// Saving a changed local set failed. The change holds in memory, but a later launch will not see it.
+    case saveFailed(store: String, error: any Error)
+    /// Removing the stored record (for `resetEnabledFeatures`) failed.
+    case removeFailed(store: String, error: any Error)
+
+    /// One line: the store, what went wrong, and what the manager did about it.
+    public var description: String {
+        switch self {
+        case .loadFailed(let store, let error):
+            "\(store): cannot load stored features (\(error)); using the configuration"
+        case .storedStateUnreadable(let store, let error):
+            "\(store): \(error); using the configuration"
+        case .unknownFlagsDropped(let store, let dropped):
+            "\(store): stored features include unknown flags 0x\(String(dropped.rawValue, radix: 16)); dropped"
+        case .saveFailed(let store, let error):
+            "\(store): cannot save features (\(error)); the change holds until the app exits"
+        case .removeFailed(let store, let error):
+            "\(store): cannot remove stored features for reset (\(error))"
+        }
+    }
+}

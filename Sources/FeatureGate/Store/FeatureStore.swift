@@ -1,0 +1,44 @@
+import Foundation
+
+/// Where a ``PrivacyManager`` keeps the features the app or the user chose.
+///
+/// A store holds one opaque, versioned record that the manager encodes and decodes; the store only keeps the
+/// bytes. The manager reads the store once, when it starts, and writes it only when the local set of features
+/// really changes, so a store never sees traffic while nothing changes.
+///
+/// Implementations must be safe to call from any thread; the manager calls them with its write lock held, so
+/// calls from one manager never overlap. Write ``FeatureStore/save(_:)`` atomically: after a crash at any moment
+/// the store must hold either the old record or the new one.
+public protocol FeatureStore: Sendable {
+    /// Returns the stored record, or `nil` when nothing was ever saved (or it was removed).
+    ///
+    /// - Throws: When the record exists but cannot be read. The manager then starts from its configuration.
+    func load() throws -> Data?
+
+    /// Replaces the stored record. Creates whatever backs the store (a file, say) if it does not exist yet.
+    func save(_ record: Data) throws
+
+    /// Deletes the stored record. Removing a record that does not exist succeeds and touches nothing.
+    func remove() throws
+}
+
+/// A store that keeps the record in memory only: nothing survives the process.
+///
+/// Use it in tests, and for apps that want consent asked again at every launch.
+public final class InMemoryFeatureStore: FeatureStore {
+    private let record: LockedValue<Data?>
+
+    /// Creates an empty store, or one that already holds `record` (handy for testing start-up).
+    public init(record: Data? = nil) {
+        self.record = LockedValue(record)
+    }
+
+    /// Returns the record held in memory.
+    public func load() throws -> Data? { record.withLock { $0 } }
+
+    /// Keeps `record` in memory.
+    public func save(_ record: Data) throws { self.record.withLock { $0 = record } }
+
+    /// Forgets the record.
+    public func remove() throws { record.withLock { $0 = nil } }
+}

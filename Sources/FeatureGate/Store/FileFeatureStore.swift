@@ -1,0 +1,45 @@
+import Foundation
+
+/// A store that keeps the record in one file, replaced atomically on every save.
+///
+/// A save writes a temporary file beside the target, flushes it to disk with `fsync`, renames it over the
+/// target and flushes the directory. A process killed at any moment therefore leaves the old record or the
+/// new one, never a torn or empty file.
+///
+/// The file and its directory are created on the first save, not before: a manager that never changes its
+/// features never creates them. Loading a file that does not exist returns `nil` without creating anything.
+public struct FileFeatureStore: FeatureStore, CustomStringConvertible {
+    /// The file that holds the record.
+    public let url: URL
+
+    /// Creates a store backed by the file at `url`. Touches nothing on disk.
+    ///
+    /// Build the URL with `URL(filePath:)`, which does not stat the path, so creating the store does no I/O.
+    public init(url: URL) {
+        self.url = url
+    }
+
+    /// Reads the file. Returns `nil` when it does not exist.
+    ///
+    /// - Throws: ``FileStoreError`` when the file exists but cannot be read.
+    public func load() throws -> Data? {
+        try AtomicFile.read(at: url)
+    }
+
+    /// Writes `record` to the file atomically, creating the directory if needed.
+    ///
+    /// - Throws: ``FileStoreError`` naming the path, the operation and the system error.
+    public func save(_ record: Data) throws {
+        try AtomicFile.write(record, to: url)
+    }
+
+    /// Deletes the file. Does nothing when it does not exist.
+    ///
+    /// - Throws: ``FileStoreError`` when the file exists but cannot be deleted.
+    public func remove() throws {
+        try AtomicFile.remove(at: url)
+    }
+
+    /// The file's path.
+    public var description: String { url.path(percentEncoded: false) }
+}

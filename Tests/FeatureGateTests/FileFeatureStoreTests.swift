@@ -1,0 +1,119 @@
+import FeatureGate
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+@Suite struct FileFeatureStoreTests {
+    @Test func loadOfAMissingFileReturnsNilAndCreatesNothing() throws {
+        let directory = TemporaryDirectory()
+        let store = FileFeatureStore(url: directory.url.appending(path: "a/b/features.json"))
+        #expect(try store.load() == nil)
+        try store.remove()
+        #expect(!FileManager.default.fileExists(atPath: directory.path))
+    }
+
+    @Test func saveCreatesDirectoriesAndAPrivateFileThenRoundTrips() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let url = directory.url.appending(path: "a/b/features.json")
+        let store = FileFeatureStore(url: url)
+        try store.save(Data("one".utf8))
+        try store.save(Data("two".utf8))
+        #expect(try store.load() == Data("two".utf8))
+        let attributes = try FileManager.default.attributesOfItem(atPath: url.path(percentEncoded: false))
+        #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
+        // Only the file itself remains: no temporary files.
+        let entries = try FileManager.default.contentsOfDirectory(atPath: directory.path + "/a/b")
+        #expect(entries == ["features.json"])
+        try store.remove()
+        #expect(try store.load() == nil)
+        #expect(store.description == url.path(percentEncoded: false))
+    }
+
+    @Test func aCorruptFileFallsBackToTheConfigurationAndIsKeptUntilTheNextChange() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let url = directory.url.appending(path: "features.json")
+        try FileManager.default.createDirectory(at: directory.url, withIntermediateDirectories: true)
+        try Data([0x7B, 0x00, 0xFF, 0x22]).write(to: url)
+        let gate = manager(.push, store: FileFeatureStore(url: url))
+        #expect(gate.enabledFeatures == .push)
+        #expect(gate.startupDiagnostics.count == 1)
+        #expect(try Data(contentsOf: url) == Data([0x7B, 0x00, 0xFF, 0x22]))
+        gate.enableFeatures(.analytics)
+        #expect(try FeatureStateRecord.decode(Data(contentsOf: url)) == [.push, .analytics])
+    }
+
+    @Test func anUnreadableFileIsReportedAsALoadFailure() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.cleanUp() }
+        // A directory where the file should be: open succeeds on Linux but read fails with EISDIR.
+        let url = directory.url.appending(path: "features.json")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        let gate = manager(.push, store: FileFeatureStore(url: url))
+        #expect(gate.enabledFeatures == .push)
+        guard case .loadFailed(_, let error) = gate.startupDiagnostics.first else {
+            Issue.record("expected loadFailed, got \(gate.startupDiagnostics)")
+            return
+        }
+        #expect("\(error)".contains("features.json: cannot"))
+    }
+
+    /// A child saves in a loop and is SIGKILLed at varying moments; the file must always decode to a full record.
+    @Test(arguments: ["manager", "blob"])
+    func aWriterKilledAtAnyMomentLeavesTheOldOrTheNewState(mode: String) throws {
+        let directory = TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let url = directory.url.appending(path: "state/features.json")
+        let store = FileFeatureStore(url: url)
+        let blobSize = 256 * 1024
+
+        for round in 0..<12 {
+            let child = try startWriter(mode: mode, path: url.path(percentEncoded: false), size: blobSize)
+            usleep(UInt32(2_000 + round * 3_000))
+            kill(child.processIdentifier, SIGKILL)
+            child.waitUntilExit()
+            #expect(child.terminationReason == .uncaughtSignal)
+
+            let record = try #require(try store.load())
+            if mode == "blob" {
+                #expect(record.count == blobSize)
+                #expect(Set(record).count == 1)
+            } else {
+                let gate = manager([], store: store)
+                #expect(gate.startupDiagnostics.isEmpty)
+                #expect([[.push, .analytics], .analytics, .all, []].contains(gate.enabledFeatures))
+            }
+        }
+    }
+
+    private func startWriter(mode: String, path: String, size: Int) throws -> Process {
+        let process = Process()
+        process.executableURL = writerExecutable()
+        process.arguments = [mode, path, String(size)]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        // Wait until the first save has happened, so the kill lands inside the loop.
+        let line = output.fileHandleForReading.readData(ofLength: 7)
+        #expect(String(decoding: line, as: UTF8.self) == "saving\n")
+        return process
+    }
+
+    private func writerExecutable() -> URL {
+        // The fixture is built into the same directory as the test bundle.
+        var directory = URL(filePath: CommandLine.arguments[0]).deletingLastPathComponent()
+        while !FileManager.default.fileExists(
+            atPath: directory.appending(path: "feature-store-writer").path(percentEncoded: false)),
+            directory.path(percentEncoded: false) != "/"
+        {
+            directory.deleteLastPathComponent()
+        }
+        return directory.appending(path: "feature-store-writer")
+    }
+}

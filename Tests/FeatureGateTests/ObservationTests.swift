@@ -1,0 +1,102 @@
+import FeatureGate
+import Testing
+
+@Suite struct ObservationTests {
+    @Test func callbacksFireOncePerRealChangeInOrder() {
+        let gate = manager([])
+        let changes = Collector<FeatureChange>()
+        let token = gate.observe { changes.append($0) }
+        gate.enableFeatures(.push)
+        gate.enableFeatures(.push)  // no-op
+        gate.enabledFeatures = .push  // no-op
+        gate.disableFeatures([])  // no-op
+        gate.enableFeatures([.analytics, .contacts])
+        gate.remoteDisabledFeatures = .messageCenter  // effective set unchanged
+        gate.remoteDisabledFeatures = .analytics
+        gate.remoteDisabledFeatures = []
+        gate.enabledFeatures = []
+        withExtendedLifetime(token) {}
+        #expect(
+            changes.all == [
+                FeatureChange(previous: [], current: .push),
+                FeatureChange(previous: .push, current: [.push, .analytics, .contacts]),
+                FeatureChange(previous: [.push, .analytics, .contacts], current: [.push, .contacts]),
+                FeatureChange(previous: [.push, .contacts], current: [.push, .analytics, .contacts]),
+                FeatureChange(previous: [.push, .analytics, .contacts], current: []),
+            ])
+        #expect(changes.all[4].disabled == [.push, .analytics, .contacts])
+        #expect(changes.all[1].enabled == [.analytics, .contacts])
+    }
+
+    @Test func settingAllWhenEverythingIsOnNotifiesNothing() {
+        let gate = manager(.all)
+        let count = LockedValue(0)
+        let token = gate.observe { _ in count.withLock { $0 += 1 } }
+        gate.enabledFeatures = .all
+        gate.enableFeatures(.all)
+        withExtendedLifetime(token) {}
+        #expect(count.withLock { $0 } == 0)
+    }
+
+    @Test func cancellingOrReleasingTheTokenStopsCallbacks() {
+        let gate = manager([])
+        let cancelled = LockedValue(0)
+        let released = LockedValue(0)
+        let token = gate.observe { _ in cancelled.withLock { $0 += 1 } }
+        var releasable: ObservationToken? = gate.observe { _ in released.withLock { $0 += 1 } }
+        gate.enableFeatures(.push)
+        token.cancel()
+        token.cancel()
+        releasable = nil
+        gate.enableFeatures(.analytics)
+        #expect(cancelled.withLock { $0 } == 1)
+        #expect(released.withLock { $0 } == 1)
+        #expect(releasable == nil)
+    }
+
+    @Test func anObserverMayChangeFeaturesAndStillSeesEveryChangeInOrder() {
+        let gate = manager([])
+        let seen = Collector<Feature>()
+        let token = gate.observe { change in
+            seen.append(change.current)
+            // Re-entrant: enabling push also enables analytics.
+            if change.enabled.contains(.push) { gate.enableFeatures(.analytics) }
+        }
+        gate.enableFeatures(.push)
+        withExtendedLifetime(token) {}
+        #expect(seen.all == [.push, [.push, .analytics]])
+    }
+
+    @Test func updatesStartWithTheCurrentSetThenYieldEachRealChange() async {
+        let gate = manager(.push)
+        var iterator = gate.updates.makeAsyncIterator()
+        #expect(await iterator.next() == .push)
+        gate.enableFeatures(.push)  // no-op
+        gate.remoteDisabledFeatures = .contacts  // no-op for the effective set
+        gate.enableFeatures(.analytics)
+        gate.disableFeatures(.all)
+        #expect(await iterator.next() == [.push, .analytics])
+        #expect(await iterator.next() == [])
+    }
+
+    @Test func eachIterationIsAnIndependentSubscription() async {
+        let gate = manager([])
+        var first = gate.updates.makeAsyncIterator()
+        gate.enableFeatures(.push)
+        var second = gate.updates.makeAsyncIterator()
+        gate.enableFeatures(.analytics)
+        #expect(await first.next() == [])
+        #expect(await first.next() == .push)
+        #expect(await first.next() == [.push, .analytics])
+        #expect(await second.next() == .push)
+        #expect(await second.next() == [.push, .analytics])
+    }
+
+    @Test func updatesEndWhenTheManagerIsGone() async {
+        var gate: PrivacyManager? = manager(.push)
+        var iterator = gate!.updates.makeAsyncIterator()
+        #expect(await iterator.next() == .push)
+        gate = nil
+        #expect(await iterator.next() == nil)
+    }
+}

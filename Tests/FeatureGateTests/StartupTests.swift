@@ -1,0 +1,137 @@
+import FeatureGate
+import Foundation
+import Testing
+
+@Suite struct StartupTests {
+    @Test func storedStateWinsOverTheConfiguration() {
+        let store = RecordingFeatureStore(stored: .contacts)
+        let gate = manager(.all, store: store)
+        #expect(gate.enabledFeatures == .contacts)
+        #expect(gate.startupDiagnostics.isEmpty)
+    }
+
+    @Test func configurationIsUsedWhenNothingIsStored() {
+        #expect(manager([.push, .analytics], store: RecordingFeatureStore()).enabledFeatures == [.push, .analytics])
+    }
+
+    @Test func startUpWritesNothing() {
+        for store in [RecordingFeatureStore(), RecordingFeatureStore(stored: .push)] {
+            _ = manager(.all, store: store)
+            #expect(store.calls == .init(loads: 1, saves: 0, removes: 0))
+        }
+    }
+
+    @Test func startUpOnAFileStoreCreatesNoFileOrDirectory() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let store = FileFeatureStore(url: directory.url.appending(path: "state/features.json"))
+        let gate = manager(.all, store: store)
+        gate.enabledFeatures = .all  // a no-op: already all
+        #expect(!FileManager.default.fileExists(atPath: directory.path))
+        gate.disableFeatures(.push)  // a real change creates the directory and the file
+        #expect(try store.load().map(FeatureStateRecord.decode) == Feature.all.subtracting(.push))
+    }
+
+    @Test func writesPersistOnlyRealChanges() {
+        let store = RecordingFeatureStore()
+        let gate = manager([], store: store)
+        gate.enableFeatures(.push)
+        gate.enableFeatures(.push)
+        gate.disableFeatures([])
+        gate.disableFeatures(.analytics)
+        gate.enabledFeatures = .push
+        gate.remoteDisabledFeatures = .push
+        #expect(store.calls.saves == 1)
+        gate.disableFeatures(.push)
+        #expect(store.calls.saves == 2)
+        #expect(store.storedFeatures == [])
+    }
+
+    @Test func resetDiscardsAndRemovesTheStoredValue() {
+        let store = RecordingFeatureStore(stored: .all)
+        let gate = PrivacyManager(
+            configuration: PrivacyConfiguration(enabledFeatures: .push, resetEnabledFeatures: true),
+            store: store
+        )
+        #expect(gate.enabledFeatures == .push)
+        #expect(store.record == nil)
+        #expect(store.calls.removes == 1)
+        #expect(gate.reason(for: .push).source == .reset)
+    }
+
+    @Test func resetWithNothingStoredDeletesNothing() {
+        let store = RecordingFeatureStore()
+        let gate = PrivacyManager(
+            configuration: PrivacyConfiguration(enabledFeatures: [], resetEnabledFeatures: true),
+            store: store
+        )
+        #expect(store.calls == .init(loads: 1, saves: 0, removes: 0))
+        #expect(gate.reason(for: .push).source == .configuration)
+    }
+
+    @Test func storedUnknownBitsAreDroppedAndReported() {
+        let raw = Feature.push.rawValue | 1 << 3 | 1 << 40
+        let store = RecordingFeatureStore(record: Data(#"{"version":1,"enabledFeatures":\#(raw)}"#.utf8))
+        let gate = manager([], store: store)
+        #expect(gate.enabledFeatures == .push)
+        guard case .unknownFlagsDropped(_, let dropped) = gate.startupDiagnostics.first else {
+            Issue.record("expected unknownFlagsDropped, got \(gate.startupDiagnostics)")
+            return
+        }
+        #expect(dropped.rawValue == 1 << 3 | 1 << 40)
+    }
+
+    @Test(arguments: [
+        ("", "an empty record"),
+        ("not json", "\"not json\""),
+        (#"{"version":1}"#, "version\":1}"),
+        (#"{"version":1,"enabledFeatures":-1}"#, "-1"),
+        (#"{"version":1,"enabledFeatures":"all"}"#, "all"),
+        (#"{"version":0,"enabledFeatures":1}"#, "version 0"),
+        (#"[1,2]"#, "[1,2]"),
+    ])
+    func corruptStoredStateFallsBackToTheConfigurationNeverAll(record: String, found: String) {
+        let diagnostics = Collector<PrivacyManagerDiagnostic>()
+        let gate = PrivacyManager(
+            configuration: PrivacyConfiguration(enabledFeatures: .analytics),
+            store: RecordingFeatureStore(record: Data(record.utf8)),
+            diagnosticHandler: { diagnostics.append($0) }
+        )
+        #expect(gate.enabledFeatures == .analytics)
+        #expect(gate.reason(for: .analytics).source == .unreadableStoredState)
+        #expect(diagnostics.all.count == 1)
+        guard case .storedStateUnreadable(_, .malformed(let description)) = gate.startupDiagnostics.first else {
+            Issue.record("expected malformed, got \(gate.startupDiagnostics)")
+            return
+        }
+        #expect(description.contains(found))
+    }
+
+    @Test func recordsFromANewerVersionAreRefused() {
+        let store = RecordingFeatureStore(record: Data(#"{"version":2,"enabledFeatures":511}"#.utf8))
+        let gate = manager([], store: store)
+        #expect(gate.enabledFeatures == [])
+        guard case .storedStateUnreadable(_, let error) = gate.startupDiagnostics.first else {
+            Issue.record("expected a diagnostic")
+            return
+        }
+        #expect(error == .unsupportedVersion(found: 2, supported: 1))
+        #expect(store.calls.saves == 0)
+    }
+
+    @Test func aStoreThatThrowsOnLoadFallsBackToTheConfiguration() {
+        let gate = manager(.push, store: RecordingFeatureStore(record: FeatureStateRecord.encode(.all), failLoad: true))
+        #expect(gate.enabledFeatures == .push)
+        guard case .loadFailed = gate.startupDiagnostics.first else {
+            Issue.record("expected loadFailed, got \(gate.startupDiagnostics)")
+            return
+        }
+    }
+
+    @Test func recordsRoundTripAndIgnoreFieldsAddedLater() throws {
+        #expect(
+            try FeatureStateRecord.decode(FeatureStateRecord.encode([.push, .featureFlags])) == [.push, .featureFlags])
+        let later = Data(#"{"version":1,"enabledFeatures":4,"updatedAt":"2026-01-01"}"#.utf8)
+        #expect(try FeatureStateRecord.decode(later) == .push)
+    }
+}

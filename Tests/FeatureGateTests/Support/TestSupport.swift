@@ -1,0 +1,80 @@
+import FeatureGate
+import Foundation
+
+/// A store that records every call, and can be made to fail.
+final class RecordingFeatureStore: FeatureStore, CustomStringConvertible {
+    struct Calls: Equatable {
+        var loads = 0
+        var saves = 0
+        var removes = 0
+    }
+
+    private let inner: LockedValue<(record: Data?, calls: Calls)>
+    let failLoad: Bool
+    let failSave: Bool
+
+    init(record: Data? = nil, failLoad: Bool = false, failSave: Bool = false) {
+        inner = LockedValue((record, Calls()))
+        self.failLoad = failLoad
+        self.failSave = failSave
+    }
+
+    convenience init(stored features: Feature) {
+        self.init(record: FeatureStateRecord.encode(features))
+    }
+
+    struct Failure: Error {}
+
+    var calls: Calls { inner.withLock { $0.calls } }
+    var record: Data? { inner.withLock { $0.record } }
+    var storedFeatures: Feature? { record.flatMap { try? FeatureStateRecord.decode($0) } }
+    var description: String { "recording store" }
+
+    func load() throws -> Data? {
+        try inner.withLock {
+            $0.calls.loads += 1
+            if failLoad { throw Failure() }
+            return $0.record
+        }
+    }
+
+    func save(_ record: Data) throws {
+        try inner.withLock {
+            $0.calls.saves += 1
+            if failSave { throw Failure() }
+            $0.record = record
+        }
+    }
+
+    func remove() throws {
+        inner.withLock {
+            $0.calls.removes += 1
+            $0.record = nil
+        }
+    }
+}
+
+/// Collects values from any thread.
+final class Collector<Value: Sendable>: Sendable {
+    private let values = LockedValue<[Value]>([])
+    func append(_ value: Value) { values.withLock { $0.append(value) } }
+    var all: [Value] { values.withLock { $0 } }
+}
+
+/// A fresh directory under the system's temporary directory, removed by `cleanUp()`.
+struct TemporaryDirectory {
+    let url: URL
+    init() {
+        url = URL(filePath: NSTemporaryDirectory()).appending(path: "featuregate-tests-\(UUID().uuidString)")
+    }
+    var path: String { url.path(percentEncoded: false) }
+    func cleanUp() { try? FileManager.default.removeItem(at: url) }
+}
+
+func manager(
+    _ features: Feature = [],
+    store: any FeatureStore = InMemoryFeatureStore(),
+    catalog: FeatureCatalog = .builtIn
+) -> PrivacyManager {
+    PrivacyManager(configuration: PrivacyConfiguration(enabledFeatures: features), store: store, catalog: catalog)
+}
