@@ -74,7 +74,7 @@ import Darwin
         let blobSize = 256 * 1024
 
         for round in 0..<12 {
-            let child = try startWriter(mode: mode, path: url.path(percentEncoded: false), size: blobSize)
+            let child = try startFixture(mode: mode, path: url.path(percentEncoded: false), size: blobSize)
             usleep(UInt32(2_000 + round * 3_000))
             kill(child.processIdentifier, SIGKILL)
             child.waitUntilExit()
@@ -90,30 +90,5 @@ import Darwin
                 #expect([[.push, .analytics], .analytics, .all, []].contains(gate.enabledFeatures))
             }
         }
-    }
-
-    private func startWriter(mode: String, path: String, size: Int) throws -> Process {
-        let process = Process()
-        process.executableURL = writerExecutable()
-        process.arguments = [mode, path, String(size)]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        // Wait until the first save has happened, so the kill lands inside the loop.
-        let line = output.fileHandleForReading.readData(ofLength: 7)
-        #expect(String(decoding: line, as: UTF8.self) == "saving\n")
-        return process
-    }
-
-    private func writerExecutable() -> URL {
-        // The fixture is built into the same directory as the test bundle.
-        var directory = URL(filePath: CommandLine.arguments[0]).deletingLastPathComponent()
-        while !FileManager.default.fileExists(
-            atPath: directory.appending(path: "feature-store-writer").path(percentEncoded: false)),
-            directory.path(percentEncoded: false) != "/"
-        {
-            directory.deleteLastPathComponent()
-        }
-        return directory.appending(path: "feature-store-writer")
     }
 }

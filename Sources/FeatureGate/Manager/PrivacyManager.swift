@@ -173,6 +173,16 @@ public final class PrivacyManager: Sendable {
         updateLocal { $0.subtract(features) }
     }
 
+    /// Enables `enable` and disables `disable` in one atomic change of the local set: one save, one notification.
+    ///
+    /// A flag in both sets ends up disabled: when two decisions disagree, the gate fails closed.
+    public func updateFeatures(enable: Feature = [], disable: Feature = []) {
+        updateLocal { local in
+            local.formUnion(enable)
+            local.subtract(disable)
+        }
+    }
+
     /// The features a server has switched off, whatever the app or the user chose.
     ///
     /// This set subtracts from the effective set and is never written into the local set nor persisted: when the

@@ -3,12 +3,13 @@
 //
 //   feature-store-writer manager PATH     toggle features through a PrivacyManager backed by PATH
 //   feature-store-writer blob PATH SIZE   save SIZE-byte records of one repeated byte, alternating A and B
+//   feature-store-writer ledger PATH      append consent records to a FileConsentLedger at PATH
 import FeatureGate
 import Foundation
 
 let arguments = CommandLine.arguments
 guard arguments.count >= 3 else {
-    FileHandle.standardError.write(Data("usage: feature-store-writer manager|blob PATH [SIZE]\n".utf8))
+    FileHandle.standardError.write(Data("usage: feature-store-writer manager|blob|ledger PATH [SIZE]\n".utf8))
     exit(2)
 }
 let store = FileFeatureStore(url: URL(filePath: arguments[2]))
@@ -37,6 +38,23 @@ case "blob":
         try store.save(records[index])
         announce()
         index ^= 1
+    }
+case "ledger":
+    let ledger = FileConsentLedger(url: URL(filePath: arguments[2]))
+    var status = ConsentStatus.granted
+    while true {
+        try ledger.append(
+            ConsentRecord(
+                category: .analytics,
+                previousStatus: status == .granted ? .denied : .granted,
+                newStatus: status,
+                time: Date(),
+                policyVersion: 1,
+                source: .user
+            )
+        )
+        announce()
+        status = status == .granted ? .denied : .granted
     }
 default:
     exit(2)

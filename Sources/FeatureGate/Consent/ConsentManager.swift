@@ -1,0 +1,226 @@
+import Foundation
+
+/// Something the consent layer noticed about its ledger and worked around, failing closed.
+public enum ConsentDiagnostic: Sendable, CustomStringConvertible {
+    /// The ledger could not be read at start-up: every category starts as unknown.
+    case ledgerUnreadable(ledger: String, error: any Error)
+    /// Some ledger entries could not be decoded: grants are treated as unknown until asked again.
+    case ledgerHasUnreadableEntries(ledger: String, count: Int)
+
+    /// One line saying what happened and what the manager did.
+    public var description: String {
+        switch self {
+        case .ledgerUnreadable(let ledger, let error):
+            "\(ledger): cannot read the consent ledger (\(error)); every category starts as unknown"
+        case .ledgerHasUnreadableEntries(let ledger, let count):
+            "\(ledger): \(count) consent ledger entr\(count == 1 ? "y" : "ies") cannot be decoded; "
+                + "grants read as unknown until asked again"
+        }
+    }
+}
+
+/// A consent change could not be recorded in the audit trail.
+public struct ConsentRecordingError: Error, Sendable, CustomStringConvertible {
+    /// The record that was not appended.
+    public let record: ConsentRecord
+    /// Whether the status change was applied anyway. Denials are (they only take features away); grants are
+    /// not, because a grant without a trail cannot be proven.
+    public let applied: Bool
+    /// The ledger's error.
+    public let underlying: any Error
+
+    /// What failed and what the manager did.
+    public var description: String {
+        "cannot record \(record.category) \(record.previousStatus) -> \(record.newStatus) (\(underlying)); "
+            + (applied ? "applied anyway" : "not applied")
+    }
+}
+
+/// Per-category consent on top of a ``PrivacyManager``, with an audit trail.
+///
+/// Each category has a ``ConsentStatus``. Granting a category enables the features its ``ConsentPolicy`` maps;
+/// any other status disables them. A feature that several categories map is enabled only while all of them are
+/// granted. Features no category maps are left alone.
+///
+/// Every change appends a ``ConsentRecord`` to the ledger first. The current statuses are derived from the
+/// ledger at start-up: the last record of each category wins, except that a grant made under an older policy
+/// version reads as ``ConsentStatus/unknown`` (stale), and so does every grant when some ledger entries cannot be
+/// decoded. The derived consent is applied to the privacy manager at start-up; with nothing granted and the
+/// managed features already off, that writes nothing.
+///
+/// It is an actor so consent changes, and the feature updates they cause, are applied one at a time in order.
+public actor ConsentManager {
+    /// The privacy manager the consent is applied to.
+    public nonisolated let privacy: PrivacyManager
+    /// The mapping from categories to features, and its version.
+    public nonisolated let policy: ConsentPolicy
+    /// What went wrong reading the ledger at start-up, if anything.
+    public nonisolated let startupDiagnostics: [ConsentDiagnostic]
+
+    private let ledger: any ConsentLedger
+    private let now: @Sendable () -> Date
+    private var statuses: [ConsentCategory: ConsentStatus] = [:]
+    private var stale: Set<ConsentCategory> = []
+
+    /// Reads the ledger, derives the current statuses and applies them to `privacy`.
+    ///
+    /// - Parameters:
+    ///   - privacy: The gate whose features the consent controls.
+    ///   - policy: Categories, their features, and the policy version.
+    ///   - ledger: The audit trail; nothing is written to it until a status changes.
+    ///   - now: The clock stamped on records.
+    public init(
+        privacy: PrivacyManager,
+        policy: ConsentPolicy = .default,
+        ledger: any ConsentLedger,
+        now: @escaping @Sendable () -> Date = { Date() }
+    ) {
+        self.privacy = privacy
+        self.policy = policy
+        self.ledger = ledger
+        self.now = now
+
+        var diagnostics: [ConsentDiagnostic] = []
+        var statuses: [ConsentCategory: ConsentStatus] = [:]
+        var stale: Set<ConsentCategory> = []
+        do {
+            let contents = try ledger.load()
+            let trustGrants = contents.unreadableEntries == 0
+            if !trustGrants {
+                diagnostics.append(
+                    .ledgerHasUnreadableEntries(ledger: String(describing: ledger), count: contents.unreadableEntries)
+                )
+            }
+            for record in contents.records {
+                statuses[record.category] = record.newStatus
+                if record.newStatus == .granted && (record.policyVersion < policy.version || !trustGrants) {
+                    stale.insert(record.category)
+                } else {
+                    stale.remove(record.category)
+                }
+            }
+        } catch {
+            diagnostics.append(.ledgerUnreadable(ledger: String(describing: ledger), error: error))
+        }
+        for category in stale { statuses[category] = .unknown }
+        self.statuses = statuses
+        self.stale = stale
+        self.startupDiagnostics = diagnostics
+        let (enable, disable) = Self.features(for: statuses, policy: policy)
+        privacy.updateFeatures(enable: enable, disable: disable)
+    }
+
+    /// The status of `category`; `unknown` when never set or stale.
+    public func status(for category: ConsentCategory) -> ConsentStatus {
+        statuses[category] ?? .unknown
+    }
+
+    /// The status of every category of the policy, and of any other category that has a status.
+    public var allStatuses: [ConsentCategory: ConsentStatus] {
+        var result = statuses
+        for category in policy.categories where result[category] == nil { result[category] = .unknown }
+        return result
+    }
+
+    /// Whether the app still has to ask about `category`: its status is unknown (never asked, or stale).
+    public func needsPrompt(for category: ConsentCategory) -> Bool {
+        status(for: category) == .unknown
+    }
+
+    /// The policy's categories the app still has to ask about, sorted by name.
+    public var categoriesNeedingPrompt: [ConsentCategory] {
+        policy.categories.filter { needsPrompt(for: $0) }
+    }
+
+    /// The categories whose last grant was made under an older policy version (or cannot be trusted because the
+    /// ledger is damaged). They read as unknown; ask again.
+    public var staleCategories: [ConsentCategory] {
+        stale.sorted()
+    }
+
+    /// Sets the status of `category`, records it, and updates the features.
+    ///
+    /// Setting the status a category already has records nothing and changes nothing.
+    ///
+    /// - Returns: The record appended, or `nil` when nothing changed.
+    /// - Throws: ``ConsentRecordingError`` when the ledger refuses the record. A denial (any status but
+    ///   `granted`) is applied anyway; a grant is not.
+    @discardableResult
+    public func setStatus(
+        _ status: ConsentStatus,
+        for category: ConsentCategory,
+        source: ConsentSource
+    ) throws(ConsentRecordingError) -> ConsentRecord? {
+        let previous = self.status(for: category)
+        guard previous != status else { return nil }
+        let record = ConsentRecord(
+            category: category,
+            previousStatus: previous,
+            newStatus: status,
+            time: now(),
+            policyVersion: policy.version,
+            source: source
+        )
+        do {
+            try ledger.append(record)
+        } catch {
+            if status != .granted { apply(status, to: category) }
+            throw ConsentRecordingError(record: record, applied: status != .granted, underlying: error)
+        }
+        apply(status, to: category)
+        return record
+    }
+
+    /// Denies every category of the policy (and every other category that has a status).
+    ///
+    /// - Returns: The records appended, one per category that was not already denied.
+    /// - Throws: The first ``ConsentRecordingError``; every denial is applied regardless.
+    @discardableResult
+    public func denyAll(source: ConsentSource) throws(ConsentRecordingError) -> [ConsentRecord] {
+        var records: [ConsentRecord] = []
+        var firstError: ConsentRecordingError?
+        for category in allStatuses.keys.sorted() {
+            do {
+                if let record = try setStatus(.denied, for: category, source: source) { records.append(record) }
+            } catch {
+                firstError = firstError ?? error
+            }
+        }
+        if let firstError { throw firstError }
+        return records
+    }
+
+    /// The whole audit trail as JSON Lines, oldest first, for a data-subject or compliance request.
+    public func exportAuditTrail() throws -> Data {
+        try ledger.exportJSONLines()
+    }
+
+    /// The decoded audit trail, oldest first.
+    public func records() throws -> [ConsentRecord] {
+        try ledger.load().records
+    }
+
+    private func apply(_ status: ConsentStatus, to category: ConsentCategory) {
+        statuses[category] = status
+        stale.remove(category)
+        let (enable, disable) = Self.features(for: statuses, policy: policy)
+        privacy.updateFeatures(enable: enable, disable: disable)
+    }
+
+    /// The managed features to enable (every mapping category granted) and to disable (the rest).
+    private static func features(
+        for statuses: [ConsentCategory: ConsentStatus],
+        policy: ConsentPolicy
+    ) -> (enable: Feature, disable: Feature) {
+        var denied: Feature = []
+        var granted: Feature = []
+        for (category, features) in policy.features {
+            if (statuses[category] ?? .unknown).allowsProcessing {
+                granted.formUnion(features)
+            } else {
+                denied.formUnion(features)
+            }
+        }
+        return (granted.subtracting(denied), denied)
+    }
+}

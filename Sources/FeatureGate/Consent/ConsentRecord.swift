@@ -1,0 +1,51 @@
+import Foundation
+
+/// Who or what changed a consent status.
+public enum ConsentSource: String, Sendable, Hashable, CaseIterable, Codable {
+    /// The person, through the app's consent UI.
+    case user
+    /// A default the app applied without asking (e.g. denied in a region that requires opt-in).
+    case appDefault
+    /// App Tracking Transparency's status, mapped onto advertising.
+    case att
+    /// Carried over from another consent system or an older app version.
+    case migration
+    /// A server (e.g. a consent-management platform) said so.
+    case remote
+}
+
+/// One entry of the consent audit trail: a category's status changed.
+///
+/// Records are appended and never rewritten, so the trail answers "what did this person agree to, when, and
+/// under which terms" for a data-subject or compliance request.
+public struct ConsentRecord: Sendable, Hashable, Codable {
+    /// The category that changed.
+    public var category: ConsentCategory
+    /// The status before the change, as the app saw it (a stale grant reads as `unknown`).
+    public var previousStatus: ConsentStatus
+    /// The status after the change.
+    public var newStatus: ConsentStatus
+    /// When the change was made.
+    public var time: Date
+    /// The version of the ``ConsentPolicy`` in force.
+    public var policyVersion: Int
+    /// Who or what made the change.
+    public var source: ConsentSource
+
+    /// Creates a record.
+    public init(
+        category: ConsentCategory,
+        previousStatus: ConsentStatus,
+        newStatus: ConsentStatus,
+        time: Date,
+        policyVersion: Int,
+        source: ConsentSource
+    ) {
+        self.category = category
+        self.previousStatus = previousStatus
+        self.newStatus = newStatus
+        self.time = time
+        self.policyVersion = policyVersion
+        self.source = source
+    }
+}

@@ -1,0 +1,47 @@
+/// What a person has said about one consent category.
+///
+/// `unknown` is not `denied`: it means nobody has asked yet (or a grant went stale with a policy update), so the
+/// app still needs to prompt. Both leave the mapped features off.
+public enum ConsentStatus: String, Sendable, Hashable, CaseIterable, Codable {
+    /// Not asked yet, or the last grant was made under an older policy version.
+    case unknown
+    /// The person agreed.
+    case granted
+    /// The person refused.
+    case denied
+    /// The system or a guardian decides, and the person cannot grant (App Tracking Transparency's `restricted`).
+    case restricted
+
+    /// Whether features mapped to a category with this status may run. Only `granted` allows them.
+    @inlinable
+    public var allowsProcessing: Bool { self == .granted }
+}
+
+/// A purpose a person can consent to: analytics, advertising, third-party sharing, or one the app defines.
+public struct ConsentCategory: RawRepresentable, Sendable, Hashable, Codable, Comparable, CustomStringConvertible {
+    /// The category's stable name, written into the consent ledger.
+    public let rawValue: String
+
+    /// Creates a category. App-defined categories use their own names, e.g. `ConsentCategory("personalization")`.
+    public init(rawValue: String) {
+        self.rawValue = rawValue
+    }
+
+    /// Creates a category named `name`.
+    public init(_ name: String) {
+        self.rawValue = name
+    }
+
+    /// Measuring how the app is used: events, sessions, uploads.
+    public static let analytics = ConsentCategory("analytics")
+    /// Advertising and cross-app tracking; App Tracking Transparency maps onto it.
+    public static let advertising = ConsentCategory("advertising")
+    /// Sharing personal data with third parties.
+    public static let thirdPartySharing = ConsentCategory("thirdPartySharing")
+
+    /// The name.
+    public var description: String { rawValue }
+
+    /// Orders categories by name, for stable output.
+    public static func < (lhs: ConsentCategory, rhs: ConsentCategory) -> Bool { lhs.rawValue < rhs.rawValue }
+}

@@ -1,0 +1,104 @@
+import Foundation
+
+/// Asks the system whether the app may track, and reads the advertising identifier.
+///
+/// The live implementation, ``SystemTrackingAuthorizer``, wraps App Tracking Transparency and AdSupport on Apple
+/// platforms. Tests and the demo use ``ScriptedTrackingAuthorizer``. Most code should go through
+/// ``TrackingConsent``, which maps the status onto advertising consent and guards the identifier.
+public protocol TrackingAuthorizer: Sendable {
+    /// The current status. Reading it never prompts.
+    var status: TrackingAuthorizationStatus { get }
+
+    /// Shows the system prompt and returns the resulting status.
+    ///
+    /// The system shows the prompt at most once per install; later calls return the status without prompting.
+    func requestAuthorization() async -> TrackingAuthorizationStatus
+
+    /// The raw advertising identifier, which may be all zeros when tracking is not authorized.
+    var rawAdvertisingIdentifier: UUID? { get }
+}
+
+/// A tracking authorizer that answers from a script: for tests and demos on any platform.
+///
+/// It behaves like the system: ``requestAuthorization()`` changes the status only from `notDetermined`, and
+/// counts how often it was called, so a test can prove the app never prompts twice.
+public final class ScriptedTrackingAuthorizer: TrackingAuthorizer {
+    private struct State {
+        var status: TrackingAuthorizationStatus
+        var answer: TrackingAuthorizationStatus
+        var requests = 0
+    }
+
+    private let state: LockedValue<State>
+    /// The identifier returned while authorized; all zeros otherwise, as the system does.
+    public let advertisingIdentifier: UUID
+
+    /// Creates an authorizer at `status` that answers a prompt with `answer`.
+    public init(
+        status: TrackingAuthorizationStatus = .notDetermined,
+        answer: TrackingAuthorizationStatus = .denied,
+        advertisingIdentifier: UUID = UUID()
+    ) {
+        state = LockedValue(State(status: status, answer: answer))
+        self.advertisingIdentifier = advertisingIdentifier
+    }
+
+    /// The scripted status.
+    public var status: TrackingAuthorizationStatus {
+        get { state.withLock { $0.status } }
+        set { state.withLock { $0.status = newValue } }
+    }
+
+    /// How many times ``requestAuthorization()`` was called.
+    public var requestCount: Int { state.withLock { $0.requests } }
+
+    /// Answers with the scripted answer if the status is `notDetermined`; otherwise returns the status.
+    public func requestAuthorization() async -> TrackingAuthorizationStatus {
+        state.withLock { state in
+            state.requests += 1
+            if state.status == .notDetermined { state.status = state.answer }
+            return state.status
+        }
+    }
+
+    /// The identifier while authorized, all zeros otherwise.
+    public var rawAdvertisingIdentifier: UUID? {
+        status == .authorized ? advertisingIdentifier : UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
+    }
+}
+
+#if canImport(AppTrackingTransparency) && canImport(AdSupport)
+import AdSupport
+import AppTrackingTransparency
+
+/// App Tracking Transparency and AdSupport, as a ``TrackingAuthorizer``.
+public struct SystemTrackingAuthorizer: TrackingAuthorizer {
+    /// Creates the adapter.
+    public init() {}
+
+    /// `ATTrackingManager.trackingAuthorizationStatus`, mapped case for case.
+    public var status: TrackingAuthorizationStatus {
+        Self.map(ATTrackingManager.trackingAuthorizationStatus)
+    }
+
+    /// `ATTrackingManager.requestTrackingAuthorization()`, mapped case for case.
+    public func requestAuthorization() async -> TrackingAuthorizationStatus {
+        Self.map(await ATTrackingManager.requestTrackingAuthorization())
+    }
+
+    /// `ASIdentifierManager.shared().advertisingIdentifier`.
+    public var rawAdvertisingIdentifier: UUID? {
+        ASIdentifierManager.shared().advertisingIdentifier
+    }
+
+    private static func map(_ status: ATTrackingManager.AuthorizationStatus) -> TrackingAuthorizationStatus {
+        switch status {
+        case .authorized: .authorized
+        case .denied: .denied
+        case .restricted: .restricted
+        case .notDetermined: .notDetermined
+        @unknown default: .denied
+        }
+    }
+}
+#endif

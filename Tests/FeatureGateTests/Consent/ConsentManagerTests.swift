@@ -1,0 +1,201 @@
+import FeatureGate
+import Foundation
+import Testing
+
+struct FailingLedger: ConsentLedger {
+    struct Failure: Error {}
+    func load() throws -> ConsentLedgerContents { ConsentLedgerContents(records: []) }
+    func append(_ record: ConsentRecord) throws { throw Failure() }
+    func exportJSONLines() throws -> Data { Data() }
+}
+
+let fixedTime = Date(timeIntervalSince1970: 1_800_000_000.125)
+
+func record(
+    _ category: ConsentCategory,
+    _ previous: ConsentStatus,
+    _ new: ConsentStatus,
+    version: Int = 1,
+    source: ConsentSource = .user
+) -> ConsentRecord {
+    ConsentRecord(
+        category: category,
+        previousStatus: previous,
+        newStatus: new,
+        time: fixedTime,
+        policyVersion: version,
+        source: source
+    )
+}
+
+@Suite struct ConsentManagerTests {
+    @Test func everyCategoryStartsUnknownAndNeedsAPrompt() async {
+        let consent = ConsentManager(privacy: manager([]), ledger: InMemoryConsentLedger())
+        #expect(await consent.status(for: .analytics) == .unknown)
+        #expect(await consent.categoriesNeedingPrompt == [.advertising, .analytics, .thirdPartySharing])
+        #expect(
+            await consent.allStatuses == [.analytics: .unknown, .advertising: .unknown, .thirdPartySharing: .unknown])
+    }
+
+    @Test func grantingEnablesTheMappedFeaturesAndAnyOtherStatusDisablesThem() async throws {
+        let privacy = manager(.push)
+        let consent = ConsentManager(privacy: privacy, ledger: InMemoryConsentLedger())
+        try await consent.setStatus(.granted, for: .analytics, source: .user)
+        #expect(privacy.enabledFeatures == [.push, .analytics, .tagsAndAttributes])
+        for status in [ConsentStatus.denied, .restricted, .unknown] {
+            try await consent.setStatus(.granted, for: .analytics, source: .user)
+            try await consent.setStatus(status, for: .analytics, source: .user)
+            #expect(privacy.enabledFeatures == .push, "status \(status)")
+        }
+    }
+
+    @Test func unknownIsDistinctFromDenied() async throws {
+        let consent = ConsentManager(privacy: manager([]), ledger: InMemoryConsentLedger())
+        try await consent.setStatus(.denied, for: .analytics, source: .user)
+        #expect(await !consent.needsPrompt(for: .analytics))
+        #expect(await consent.needsPrompt(for: .advertising))
+        #expect(await consent.status(for: .analytics) == .denied)
+    }
+
+    @Test func settingTheSameStatusRecordsNothing() async throws {
+        let ledger = InMemoryConsentLedger()
+        let consent = ConsentManager(privacy: manager([]), ledger: ledger)
+        #expect(try await consent.setStatus(.granted, for: .analytics, source: .user) != nil)
+        #expect(try await consent.setStatus(.granted, for: .analytics, source: .user) == nil)
+        #expect(try ledger.load().records.count == 1)
+    }
+
+    @Test func everyChangeIsRecordedWithItsContext() async throws {
+        let ledger = InMemoryConsentLedger()
+        let consent = ConsentManager(privacy: manager([]), ledger: ledger, now: { fixedTime })
+        try await consent.setStatus(.granted, for: .analytics, source: .user)
+        try await consent.setStatus(.denied, for: .analytics, source: .remote)
+        try await consent.setStatus(.granted, for: ConsentCategory("personalization"), source: .appDefault)
+        #expect(
+            try ledger.load().records == [
+                record(.analytics, .unknown, .granted),
+                record(.analytics, .granted, .denied, source: .remote),
+                record(ConsentCategory("personalization"), .unknown, .granted, source: .appDefault),
+            ])
+    }
+
+    @Test func aFeatureMappedByTwoCategoriesNeedsBothGranted() async throws {
+        let policy = ConsentPolicy(
+            version: 1, features: [.analytics: .analytics, .thirdPartySharing: [.analytics, .contacts]])
+        let privacy = manager([])
+        let consent = ConsentManager(privacy: privacy, policy: policy, ledger: InMemoryConsentLedger())
+        try await consent.setStatus(.granted, for: .analytics, source: .user)
+        #expect(privacy.enabledFeatures == [])
+        try await consent.setStatus(.granted, for: .thirdPartySharing, source: .user)
+        #expect(privacy.enabledFeatures == [.analytics, .contacts])
+        try await consent.setStatus(.denied, for: .analytics, source: .user)
+        #expect(privacy.enabledFeatures == .contacts)
+    }
+
+    @Test func statusesAreRestoredFromTheLedgerAndApplied() async throws {
+        let ledger = InMemoryConsentLedger()
+        try ledger.append(record(.analytics, .unknown, .granted))
+        try ledger.append(record(.thirdPartySharing, .unknown, .denied))
+        let privacy = manager([])
+        let consent = ConsentManager(privacy: privacy, ledger: ledger)
+        #expect(await consent.status(for: .analytics) == .granted)
+        #expect(await consent.status(for: .thirdPartySharing) == .denied)
+        #expect(privacy.enabledFeatures == [.analytics, .tagsAndAttributes])
+        #expect(consent.startupDiagnostics.isEmpty)
+    }
+
+    @Test func aPolicyVersionBumpMakesEarlierGrantsStaleButKeepsDenialsAndHistory() async throws {
+        let ledger = InMemoryConsentLedger()
+        try ledger.append(record(.analytics, .unknown, .granted, version: 1))
+        try ledger.append(record(.thirdPartySharing, .unknown, .denied, version: 1))
+        let privacy = manager([], store: RecordingFeatureStore(stored: [.analytics, .tagsAndAttributes, .push]))
+        let v2 = ConsentPolicy(version: 2, features: ConsentPolicy.default.features)
+        let consent = ConsentManager(privacy: privacy, policy: v2, ledger: ledger)
+        #expect(await consent.status(for: .analytics) == .unknown)
+        #expect(await consent.needsPrompt(for: .analytics))
+        #expect(await consent.staleCategories == [.analytics])
+        #expect(await consent.status(for: .thirdPartySharing) == .denied)
+        #expect(privacy.enabledFeatures == .push)
+        #expect(try ledger.load().records.count == 2)
+
+        try await consent.setStatus(.granted, for: .analytics, source: .user)
+        #expect(await consent.staleCategories == [])
+        #expect(
+            try ledger.load().records.last
+                == record(.analytics, .unknown, .granted, version: 2).with(time: ledger.load().records.last!.time))
+    }
+
+    @Test func unreadableLedgerEntriesMakeGrantsUnknown() async throws {
+        var lines = Data()
+        let good = InMemoryConsentLedger()
+        try good.append(record(.analytics, .unknown, .granted))
+        lines.append(try good.exportJSONLines())
+        lines.append(Data("{not json}\n".utf8))
+        let privacy = manager([])
+        let consent = ConsentManager(privacy: privacy, ledger: InMemoryConsentLedger(jsonLines: lines))
+        #expect(await consent.status(for: .analytics) == .unknown)
+        #expect(privacy.enabledFeatures == [])
+        #expect(
+            consent.startupDiagnostics.map(\.description) == [
+                "in-memory consent ledger: 1 consent ledger entry cannot be decoded; grants read as unknown until asked again"
+            ])
+    }
+
+    @Test func aGrantThatCannotBeRecordedIsNotAppliedButADenialIs() async throws {
+        let privacy = manager([.analytics, .tagsAndAttributes])
+        let consent = ConsentManager(privacy: privacy, ledger: FailingLedger())
+        // Start-up applied "unknown": the consent-managed features went off.
+        #expect(privacy.enabledFeatures == [])
+        await #expect(throws: ConsentRecordingError.self) {
+            try await consent.setStatus(.granted, for: .analytics, source: .user)
+        }
+        #expect(privacy.enabledFeatures == [])
+        #expect(await consent.status(for: .analytics) == .unknown)
+        do {
+            try await consent.setStatus(.denied, for: .analytics, source: .user)
+            Issue.record("expected a recording error")
+        } catch {
+            #expect(error.applied)
+        }
+        #expect(await consent.status(for: .analytics) == .denied)
+    }
+
+    @Test func denyAllDeniesEveryCategoryOnce() async throws {
+        let ledger = InMemoryConsentLedger()
+        let privacy = manager([])
+        let consent = ConsentManager(privacy: privacy, ledger: ledger)
+        try await consent.setStatus(.granted, for: .analytics, source: .user)
+        try await consent.setStatus(.granted, for: .thirdPartySharing, source: .user)
+        try await consent.setStatus(.denied, for: .advertising, source: .user)
+        let records = try await consent.denyAll(source: .user)
+        #expect(records.map(\.category) == [.analytics, .thirdPartySharing])
+        #expect(privacy.enabledFeatures == [])
+        #expect(await consent.allStatuses.values.allSatisfy { $0 == .denied })
+    }
+
+    @Test func concurrentConsentChangesEndConsistent() async throws {
+        let privacy = manager([])
+        let consent = ConsentManager(privacy: privacy, ledger: InMemoryConsentLedger())
+        await withTaskGroup(of: Void.self) { group in
+            for category in [ConsentCategory.analytics, .thirdPartySharing] {
+                group.addTask {
+                    for index in 0..<1_000 {
+                        _ = try? await consent.setStatus(
+                            index.isMultiple(of: 2) ? .granted : .denied, for: category, source: .user)
+                    }
+                    _ = try? await consent.setStatus(.granted, for: category, source: .user)
+                }
+            }
+        }
+        #expect(privacy.enabledFeatures == [.analytics, .tagsAndAttributes, .contacts])
+        #expect(try await consent.records().count == 2 * 1_001)
+    }
+}
+
+extension ConsentRecord {
+    func with(time: Date) -> ConsentRecord {
+        var copy = self
+        copy.time = time
+        return copy
+    }
+}
