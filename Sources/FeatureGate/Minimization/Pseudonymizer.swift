@@ -1,7 +1,7 @@
 /// A keyed hash: the same message and key always give the same code, and without the key the code reveals
 /// nothing about the message.
 ///
-/// The SDK supplies the key, inside its implementation. On Apple platforms use ``HMACSHA256Hasher`` (CryptoKit);
+/// The SDK supplies the key, inside its implementation. On Apple platforms use `HMACSHA256Hasher` (CryptoKit);
 /// elsewhere inject an HMAC from the crypto library your SDK already uses. FeatureGate adds no crypto package.
 public protocol KeyedHasher: Sendable {
     /// The authentication code of `message` under the hasher's key.

@@ -2,7 +2,7 @@ import Foundation
 
 /// Asks the system whether the app may track, and reads the advertising identifier.
 ///
-/// The live implementation, ``SystemTrackingAuthorizer``, wraps App Tracking Transparency and AdSupport on Apple
+/// The live implementation, `SystemTrackingAuthorizer`, wraps App Tracking Transparency and AdSupport on Apple
 /// platforms. Tests and the demo use ``ScriptedTrackingAuthorizer``. Most code should go through
 /// ``TrackingConsent``, which maps the status onto advertising consent and guards the identifier.
 public protocol TrackingAuthorizer: Sendable {
