@@ -15,7 +15,11 @@ let package = Package(
         .library(name: "NoopRuntime", targets: ["NoopRuntime"]),
     ],
     targets: [
-        .target(name: "FeatureGate"),
+        .target(
+            name: "FeatureGate",
+            // Declares UserDefaults (CA92.1), used by UserDefaultsFeatureStore on Apple platforms; nothing else.
+            resources: [.copy("PrivacyInfo.xcprivacy")]
+        ),
         .target(name: "FeatureGateConfig", dependencies: ["FeatureGate"]),
         .target(name: "NoopRuntime", dependencies: ["FeatureGate"]),
         .executableTarget(
