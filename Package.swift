@@ -33,6 +33,10 @@ let package = Package(
             name: "FeatureGateTests",
             dependencies: ["FeatureGate", "feature-store-writer"]
         ),
+        .testTarget(
+            name: "NoopRuntimeTests",
+            dependencies: ["FeatureGate", "NoopRuntime"]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )
