@@ -2,9 +2,10 @@ import FeatureGate
 
 /// A ``Transport`` that reaches the SDK's real client only while its features are enabled.
 ///
-/// Every request checks the gate first (one atomic load). While any of ``features`` is disabled, ``send(_:)``
-/// throws ``GatedIOError/gateClosed(_:)`` without touching the inner client and without allocating (catch it
-/// as `GatedIOError`), and the refusal is counted in the ledger.
+/// Every request checks the gate first (one atomic load). While any of ``features`` is disabled, the request is
+/// refused with ``GatedIOError/gateClosed(_:)`` without touching the inner client, and the refusal is counted in
+/// the ledger. The refusal allocates nothing: ``send(_:)`` runs on the caller's executor and throws
+/// `GatedIOError` with typed throws, so nothing hops executors and nothing is boxed (catch it as `GatedIOError`).
 ///
 /// The one way past a closed gate is ``sendExitRequest(_:permit:)``: a single opt-out or erasure request per
 /// armed ``OneShotPermit``.
@@ -43,10 +44,16 @@ public struct GatedTransport: Sendable {
 
     /// Sends `request` through the inner client, if the gate is open.
     ///
+    /// It runs on the caller's executor (`nonisolated(nonsending)`), so a refusal neither hops executors nor
+    /// allocates, even when called from the main actor; only a request that passes the gate reaches the inner
+    /// client, which runs wherever its own isolation says.
+    ///
     /// - Throws: ``GatedIOError/gateClosed(_:)`` when closed (nothing sent), ``GatedIOError/failed(_:)`` with
     ///   the inner client's error.
     @inlinable
-    public func send(_ request: TransportRequest) async throws(GatedIOError) -> TransportResponse {
+    nonisolated(nonsending)
+        public func send(_ request: TransportRequest) async throws(GatedIOError) -> TransportResponse
+    {
         try admit()
         do { return try await inner.send(request) } catch { throw .failed(error) }
     }
