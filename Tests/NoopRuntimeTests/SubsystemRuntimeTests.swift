@@ -108,6 +108,26 @@ import Testing
         #expect(runtime.events().map(\.kind).contains(.stopped(disabled: .push)))
     }
 
+    @Test func aSubsystemThatNeedsAnyFeatureRunsUntilTheLastIsDisabled() async {
+        let privacy = gate()
+        let log = Collector<String>()
+        let runtime = SubsystemRuntime(privacy: privacy)
+        runtime.register(RecordingSubsystem("identifier", needs: .all, requirement: .any, log: log))
+        runtime.start()
+
+        privacy.enableFeatures(.push)
+        await runtime.settle()
+        privacy.enableFeatures(.analytics)
+        privacy.disableFeatures(.push)
+        await runtime.settle()
+        #expect(log.all == ["identifier.start"])
+
+        privacy.disableFeatures(.analytics)
+        await runtime.settle()
+        #expect(log.all == ["identifier.start", "identifier.stop", "identifier.purge"])
+        #expect(runtime.events().map(\.kind).contains(.stopped(disabled: .all)))
+    }
+
     @Test func repeatedChangesNeverRunTheSameEdgeTwice() async {
         let privacy = gate()
         let log = Collector<String>()

@@ -4,19 +4,26 @@ import FeatureGate
 /// are not.
 ///
 /// Register subsystems with a ``SubsystemRuntime``; it calls them, one call at a time and never concurrently:
-/// - ``start()`` when every feature in ``requiredFeatures`` has become enabled;
-/// - ``stop(reason:)`` then ``purge()`` when one of them is disabled again (the enabled → disabled edge);
+/// - ``start()`` when its ``requiredFeatures`` have become enabled;
+/// - ``stop(reason:)`` then ``purge()`` when they no longer are (the enabled → disabled edge);
 /// - ``stop(reason:)`` with ``StopReason/shutdown`` when the runtime shuts down, without a purge.
 ///
 /// A subsystem needs *all* of its features: one that needs `[.push, .analytics]` runs only while both are on.
-/// A subsystem whose feature was never enabled is never called at all, so with every feature off it does
+/// A subsystem that should run while *any* of them is on (an anonymous identifier kept while anything at all is
+/// enabled, say) returns ``FeatureRequirement/any`` from ``featureRequirement``.
+///
+/// A subsystem whose features were never enabled is never called at all, so with every feature off it does
 /// nothing: make sure its initializer does no I/O either.
 public protocol Subsystem: AnyObject, Sendable {
     /// A short name for reports and the runtime's journal. The default is the type name.
     var name: String { get }
 
-    /// The features that must all be enabled for the subsystem to run. Read once, at registration; never empty.
+    /// The features the subsystem needs. Read once, at registration; never empty.
     var requiredFeatures: Feature { get }
+
+    /// Whether all of ``requiredFeatures`` must be enabled (the default) or any one of them. Read once, at
+    /// registration.
+    var featureRequirement: FeatureRequirement { get }
 
     /// Starts work: registers, schedules, loads caches.
     ///
@@ -43,11 +50,31 @@ public protocol Subsystem: AnyObject, Sendable {
 extension Subsystem {
     /// The type name.
     public var name: String { String(describing: type(of: self)) }
+
+    /// ``FeatureRequirement/all``.
+    public var featureRequirement: FeatureRequirement { .all }
+}
+
+/// How a subsystem's ``Subsystem/requiredFeatures`` decide whether it runs.
+public enum FeatureRequirement: Sendable, Hashable {
+    /// Runs while every one of the features is enabled; stops when any is disabled.
+    case all
+    /// Runs while at least one of the features is enabled; stops when the last is disabled.
+    case any
+
+    /// Whether `enabled` satisfies the requirement for `features`.
+    @inlinable
+    public func isMet(by enabled: Feature, for features: Feature) -> Bool {
+        switch self {
+        case .all: enabled.isSuperset(of: features)
+        case .any: !enabled.isDisjoint(with: features)
+        }
+    }
 }
 
 /// Why the runtime stops a subsystem.
 public enum StopReason: Sendable, CustomStringConvertible {
-    /// A feature the subsystem needs was disabled (the payload: those of its features that are now off). The
+    /// Features the subsystem needs were disabled (the payload: those of its features that are now off). The
     /// permit allows one opt-out request; ``SubsystemRuntime`` arms it when it starts the subsystem and withdraws
     /// it after this stop, so it can be spent only here, and only once.
     case featuresDisabled(Feature, optOut: OneShotPermit)

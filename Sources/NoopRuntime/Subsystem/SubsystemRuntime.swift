@@ -13,8 +13,9 @@ import FeatureGate
 ///
 /// ## What it does
 /// On each pass the runtime reads the gate's effective set and brings every subsystem in line with it:
-/// - a subsystem whose ``Subsystem/requiredFeatures`` are all enabled and that is not running is started;
-/// - a running subsystem with one of them disabled is stopped (``StopReason/featuresDisabled(_:optOut:)``,
+/// - a subsystem whose ``Subsystem/requiredFeatures`` are enabled (all of them, or any for
+///   ``FeatureRequirement/any``) and that is not running is started;
+/// - a running subsystem whose features no longer are is stopped (``StopReason/featuresDisabled(_:optOut:)``,
 ///   carrying its one-shot opt-out permit) and then purged;
 /// - a subsystem whose features were enabled only so briefly that it was never started is purged anyway, in
 ///   case something was queued while they were on.
@@ -69,7 +70,7 @@ public final class SubsystemRuntime: Sendable {
                 !state.entries.contains { $0.subsystem === subsystem },
                 "subsystem \(subsystem.name) is registered twice"
             )
-            state.entries.append(Entry(subsystem: subsystem, needs: needs))
+            state.entries.append(Entry(subsystem: subsystem, needs: needs, requirement: subsystem.featureRequirement))
             return state.mode == .following ? state.requestPass() : false
         }
         if spawn { spawnWorker() }
@@ -149,7 +150,7 @@ public final class SubsystemRuntime: Sendable {
     private func noteChange(_ change: FeatureChange) {
         let spawn = state.withLock { state in
             guard state.mode == .following else { return false }
-            for index in state.entries.indices where change.current.isSuperset(of: state.entries[index].needs) {
+            for index in state.entries.indices where state.entries[index].isMet(by: change.current) {
                 state.entries[index].metSinceLastPass = true
             }
             return state.requestPass()
@@ -203,7 +204,7 @@ public final class SubsystemRuntime: Sendable {
                 let entry = state.entries[index]
                 let wasMet = entry.metSinceLastPass
                 state.entries[index].metSinceLastPass = false
-                let isMet = state.mode == .following && target.isSuperset(of: entry.needs)
+                let isMet = state.mode == .following && entry.isMet(by: target)
                 switch (state.mode, entry.phase, isMet) {
                 case (.idle, _, _):
                     continue
@@ -282,16 +283,20 @@ public final class SubsystemRuntime: Sendable {
     private struct Entry {
         let subsystem: any Subsystem
         let needs: Feature
+        let requirement: FeatureRequirement
         let permit = OneShotPermit()
         var phase = SubsystemPhase.stopped
         /// Whether some change since the last pass enabled every needed feature: if they are off again by the
         /// time of the pass, the subsystem is purged even though it never started.
         var metSinceLastPass = false
 
-        init(subsystem: any Subsystem, needs: Feature) {
+        init(subsystem: any Subsystem, needs: Feature, requirement: FeatureRequirement) {
             self.subsystem = subsystem
             self.needs = needs
+            self.requirement = requirement
         }
+
+        func isMet(by features: Feature) -> Bool { requirement.isMet(by: features, for: needs) }
     }
 
     private struct State {

@@ -170,6 +170,7 @@ final class OverlapDetector: Sendable {
 final class RecordingSubsystem: Subsystem {
     let name: String
     let requiredFeatures: Feature
+    let featureRequirement: FeatureRequirement
     let log: Collector<String>
     let inFlight: OverlapDetector
     let optOutTransport: GatedTransport?
@@ -180,6 +181,7 @@ final class RecordingSubsystem: Subsystem {
     init(
         _ name: String,
         needs: Feature,
+        requirement: FeatureRequirement = .all,
         log: Collector<String>,
         inFlight: OverlapDetector = OverlapDetector(),
         optOutTransport: GatedTransport? = nil,
@@ -187,6 +189,7 @@ final class RecordingSubsystem: Subsystem {
     ) {
         self.name = name
         self.requiredFeatures = needs
+        self.featureRequirement = requirement
         self.log = log
         self.optOutTransport = optOutTransport
         self.beforeStart = beforeStart
