@@ -170,6 +170,34 @@ import Testing
         #expect(log.all == ["slow.start", "analytics.purge"])
     }
 
+    @Test func aDisableUndoneBeforeThePassStillStopsPurgesAndOptsOut() async {
+        let privacy = gate([.contacts, .push])
+        let log = Collector<String>()
+        let transport = RecordingTransport()
+        let optOut = GatedTransport(transport, features: .push, privacy: privacy, ledger: IOLedger())
+        let blocker = Latch()
+        let entered = Latch()
+        let runtime = SubsystemRuntime(privacy: privacy)
+        runtime.register(RecordingSubsystem("push", needs: .push, log: log, optOutTransport: optOut))
+        runtime.register(
+            RecordingSubsystem("slow", needs: .contacts, log: log) {
+                entered.open()
+                await blocker.wait()
+            }
+        )
+        runtime.start()
+        await entered.wait()  // the first pass is stuck in slow.start, after push.start
+
+        privacy.disableFeatures(.push)
+        privacy.enableFeatures(.push)
+        blocker.open()
+        await runtime.settle()
+
+        #expect(log.all == ["push.start", "slow.start", "push.stop", "push.purge", "push.start"])
+        #expect(transport.paths() == ["/opt-out/push"])
+        #expect(runtime.events().map(\.kind).contains(.stopped(disabled: .push)))
+    }
+
     @Test func aFailedStartIsPurgedOnTheNextEdgeAndRetriedAfterIt() async {
         let privacy = gate()
         let log = Collector<String>()

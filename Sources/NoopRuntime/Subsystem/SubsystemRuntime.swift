@@ -26,8 +26,9 @@ import FeatureGate
 /// Passes run one at a time, on one task: no two calls into subsystems ever overlap, and each subsystem's calls
 /// happen in order. A pass follows the gate's *latest* state, so every action follows a real edge between the
 /// subsystem's current state and the gate's, and none runs twice for the same edge: a subsystem is started only
-/// when stopped and stopped only when running. A change that is undone before the runtime reaches it is
-/// coalesced: the subsystem is never started for a state that no longer holds (it is still purged).
+/// when stopped and stopped only when running. Changes the runtime has not reached yet are coalesced, without
+/// losing a disable: features enabled and disabled again in between never start the subsystem (it is still
+/// purged), and features disabled and enabled again in between still stop and purge it before it restarts.
 ///
 /// ## Silence
 /// Before ``start()``, and after it while every feature is off, the runtime calls no subsystem at all, so a
@@ -150,8 +151,14 @@ public final class SubsystemRuntime: Sendable {
     private func noteChange(_ change: FeatureChange) {
         let spawn = state.withLock { state in
             guard state.mode == .following else { return false }
-            for index in state.entries.indices where state.entries[index].isMet(by: change.current) {
-                state.entries[index].metSinceLastPass = true
+            for index in state.entries.indices {
+                if state.entries[index].isMet(by: change.current) {
+                    state.entries[index].metSinceLastPass = true
+                } else {
+                    state.entries[index].disabledSinceLastPass.formUnion(
+                        state.entries[index].needs.subtracting(change.current)
+                    )
+                }
             }
             return state.requestPass()
         }
@@ -203,7 +210,9 @@ public final class SubsystemRuntime: Sendable {
             for index in state.entries.indices {
                 let entry = state.entries[index]
                 let wasMet = entry.metSinceLastPass
+                let wasDisabled = entry.disabledSinceLastPass
                 state.entries[index].metSinceLastPass = false
+                state.entries[index].disabledSinceLastPass = []
                 let isMet = state.mode == .following && entry.isMet(by: target)
                 switch (state.mode, entry.phase, isMet) {
                 case (.idle, _, _):
@@ -213,6 +222,14 @@ public final class SubsystemRuntime: Sendable {
                 case (.shutDown, .startFailed, _):
                     state.entries[index].phase = .stopped
                 case (.following, .stopped, true):
+                    starts.append((index, .start))
+                case (.following, .running, true) where !wasDisabled.isEmpty:
+                    // Disabled and enabled again before this pass: the disable was a real edge, so it still
+                    // stops and purges (and may opt out), then the subsystem starts afresh.
+                    stops.append((index, .stopAndPurge(disabled: wasDisabled)))
+                    starts.append((index, .start))
+                case (.following, .startFailed, true) where !wasDisabled.isEmpty:
+                    stops.append((index, .purge))
                     starts.append((index, .start))
                 case (.following, .running, false):
                     stops.append((index, .stopAndPurge(disabled: entry.needs.subtracting(target))))
@@ -286,9 +303,13 @@ public final class SubsystemRuntime: Sendable {
         let requirement: FeatureRequirement
         let permit = OneShotPermit()
         var phase = SubsystemPhase.stopped
-        /// Whether some change since the last pass enabled every needed feature: if they are off again by the
-        /// time of the pass, the subsystem is purged even though it never started.
+        /// Whether some change since the last pass met the requirement: if it is unmet again by the time of the
+        /// pass, the subsystem is purged even though it never started.
         var metSinceLastPass = false
+        /// The needed features that some change since the last pass left disabled (with the requirement unmet):
+        /// if the requirement is met again by the time of the pass, the running subsystem still goes through the
+        /// disable edge it missed.
+        var disabledSinceLastPass: Feature = []
 
         init(subsystem: any Subsystem, needs: Feature, requirement: FeatureRequirement) {
             self.subsystem = subsystem
