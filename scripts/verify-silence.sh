@@ -106,9 +106,9 @@ run() {
 
 failed=0
 report() {
-    printf '%-60s %7s %6s %7s %7s %8s %5s %7s\n' "$@"
+    printf '%-58s %7s %6s %7s %7s %8s %5s %7s %12s\n' "$@"
 }
-report run creates writes renames deletes connects sends sockets
+report run creates writes renames deletes connects sends sockets tcp-connects
 
 # Everything disabled: the default config (default-off; a missing file also means off). The data dir must not
 # even be created.
@@ -117,7 +117,7 @@ for spec in "off-idle|none" "off-busy|track:20,disable:all,disable:push,track:5"
     steps=${spec#*|}
     run "$name" --data-dir "$work/$name-data" --steps "$steps"
     read -r c w r d n s k i < "$work/$name.counts"
-    report "disabled ($steps)" "$c" "$w" "$r" "$d" "$n" "$s" "$k"
+    report "disabled ($steps)" "$c" "$w" "$r" "$d" "$n" "$s" "$k" "$i"
     if ! grep -q '^features  \[\]$' "$work/$name.out"; then
         echo "verify-silence: run '$name' did not start with every feature disabled:" >&2
         cat "$work/$name.out" >&2
@@ -137,7 +137,7 @@ done
 # Analytics enabled and events tracked: the trace must see the I/O, or the check above proves nothing.
 run on --data-dir "$work/on-data" --steps enable:analytics,track:5
 read -r c w r d n s k i < "$work/on.counts"
-report "enabled (enable:analytics,track:5)" "$c" "$w" "$r" "$d" "$n" "$s" "$k"
+report "enabled (enable:analytics,track:5)" "$c" "$w" "$r" "$d" "$n" "$s" "$k" "$i"
 if (( c + w == 0 )); then
     echo "verify-silence: FAILED: with analytics enabled the trace saw no file write: the check is blind" >&2
     failed=1
