@@ -37,6 +37,10 @@ let package = Package(
             name: "FeatureGateTests",
             dependencies: ["FeatureGate", "feature-store-writer"]
         ),
+        .testTarget(
+            name: "NoopRuntimeTests",
+            dependencies: ["FeatureGate", "NoopRuntime"]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

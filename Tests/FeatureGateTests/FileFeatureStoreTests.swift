@@ -87,7 +87,10 @@ import Darwin
             } else {
                 let gate = manager([], store: store)
                 #expect(gate.startupDiagnostics.isEmpty)
-                #expect([[.push, .analytics], .analytics, .all, []].contains(gate.enabledFeatures))
+                // The writer's loop passes through these states; a round that starts from a stored `.all` (where
+                // the previous child was killed) first saves `.all` minus push, since enabling changes nothing.
+                let reachable: [Feature] = [[.push, .analytics], .analytics, .all, [], Feature.all.subtracting(.push)]
+                #expect(reachable.contains(gate.enabledFeatures))
             }
         }
     }

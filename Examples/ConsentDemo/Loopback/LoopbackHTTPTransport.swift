@@ -1,0 +1,41 @@
+import Foundation
+import NoopRuntime
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The demo SDK's real HTTP client: HTTP/1.1 over a POSIX socket to the loopback collector.
+///
+/// No URLSession: on Linux it pulls in libcurl, whose own start-up would blur the syscall trace. The collector
+/// is started on the first request, which only a request that passed the gate can make.
+struct LoopbackHTTPTransport: Transport {
+    let collector: LoopbackCollector
+
+    func send(_ request: TransportRequest) async throws -> TransportResponse {
+        let port = try collector.port()
+        let fd = socket(AF_INET, Sockets.stream, 0)
+        guard fd >= 0 else { throw SocketError(call: "socket", code: errno) }
+        defer { close(fd) }
+        var address = Sockets.loopback(port: port)
+        guard Sockets.withAddress(&address, { connect(fd, $0, $1) }) == 0 else {
+            throw SocketError(call: "connect", code: errno)
+        }
+        var head = "\(request.method) \(request.path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n"
+        for (name, value) in request.headers.sorted(by: { $0.key < $1.key }) { head += "\(name): \(value)\r\n" }
+        head += "Content-Length: \(request.body.count)\r\nConnection: close\r\n\r\n"
+        try Sockets.writeAll(fd, Array(head.utf8) + Array(request.body))
+
+        var data: [UInt8] = []
+        while try Sockets.readChunk(fd, into: &data) > 0 {}
+        guard let headEnd = Sockets.headEnd(in: data) else { throw SocketError(call: "read", code: EPROTO) }
+        let statusLine = String(decoding: data[0..<headEnd], as: UTF8.self).split(separator: "\r\n").first ?? ""
+        let parts = statusLine.split(separator: " ")
+        guard parts.count >= 2, let status = Int(parts[1]) else { throw SocketError(call: "read", code: EPROTO) }
+        return TransportResponse(statusCode: status, body: Data(data[(headEnd + 4)...]))
+    }
+}

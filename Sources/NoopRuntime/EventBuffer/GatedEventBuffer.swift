@@ -1,0 +1,268 @@
+import FeatureGate
+
+/// A bounded in-memory queue of events that reaches its backends only while its features are enabled.
+///
+/// - ``track(_:)`` refuses every event while the gate is closed, with a typed error, without allocating.
+/// - While open, events wait in memory. When ``capacity`` is reached the oldest is dropped and counted in
+///   ``droppedCount``.
+/// - ``flush()`` hands the waiting events to every backend, each on its own: a failing backend is retried
+///   with exponential backoff (``RetryPolicy``) and keeps its batch for the next flush, without holding the
+///   others back. Each backend's backlog is bounded by ``capacity`` too.
+/// - When the gate is closed, ``flush()`` purges instead of delivering, and ``purge()`` drops everything; the
+///   owning subsystem calls it on the enabled → disabled edge. The buffer itself never persists anything: only
+///   backends do, and they are called only while the gate is open.
+///
+/// The sleeper is injected so tests can run the backoff without waiting.
+///
+/// Thread safety: every method may be called from any thread; flushes do not overlap (a flush that finds
+/// another under way returns at once).
+public final class GatedEventBuffer<Event: Sendable>: Sendable {
+    /// Waits for a duration; the buffer's only notion of time.
+    public typealias Sleeper = @Sendable (Duration) async -> Void
+
+    /// The features that must all be enabled for the buffer to accept and deliver events.
+    public let features: Feature
+    /// The most events held in memory, and the most each backend's backlog holds.
+    public let capacity: Int
+    /// How failing backends are retried.
+    public let retryPolicy: RetryPolicy
+
+    @usableFromInline let privacy: PrivacyManager
+    @usableFromInline let ledger: IOLedger
+    private let backends: [any EventBackend<Event>]
+    private let sleep: Sleeper
+    private let state: LockedValue<State>
+
+    /// Creates an empty buffer. It allocates its ring of `capacity` slots and does nothing else.
+    ///
+    /// - Parameters:
+    ///   - features: The features that must all be enabled; not empty.
+    ///   - capacity: The bound on waiting events, at least 1.
+    ///   - privacy: The gate.
+    ///   - backends: Where flushes deliver, each independently.
+    ///   - retryPolicy: How failing backends are retried within one flush.
+    ///   - ledger: Counts accepted and refused events.
+    ///   - sleep: Waits between attempts; the default is `Task.sleep(for:)`.
+    public init(
+        features: Feature,
+        capacity: Int,
+        privacy: PrivacyManager,
+        backends: [any EventBackend<Event>],
+        retryPolicy: RetryPolicy = .standard,
+        ledger: IOLedger,
+        sleep: @escaping Sleeper = { try? await Task.sleep(for: $0) }
+    ) {
+        precondition(!features.isEmpty, "a gated event buffer needs at least one feature")
+        precondition(capacity >= 1, "capacity must be at least 1")
+        self.features = features
+        self.capacity = capacity
+        self.privacy = privacy
+        self.backends = backends
+        self.retryPolicy = retryPolicy
+        self.ledger = ledger
+        self.sleep = sleep
+        self.state = LockedValue(State(capacity: capacity, backendCount: backends.count))
+    }
+
+    /// Whether the buffer accepts and delivers events right now.
+    @inlinable public var isOpen: Bool { privacy.isEnabled(features) }
+
+    /// Queues `event` if the gate is open.
+    ///
+    /// - Throws: ``GatedIOError/gateClosed(_:)`` when closed: nothing is kept, nothing allocated, the refusal is
+    ///   counted in the ledger.
+    @inlinable
+    public func track(_ event: Event) throws(GatedIOError) {
+        guard privacy.isEnabled(features), append(event) else {
+            ledger.record(.event, .refused, for: features)
+            throw .gateClosed(features)
+        }
+        ledger.record(.event, .allowed, for: features)
+    }
+
+    /// Appends under the lock, checking the gate again there so that no event slips in after a purge that
+    /// followed the gate closing.
+    @usableFromInline
+    func append(_ event: Event) -> Bool {
+        state.withLock { state in
+            guard privacy.isEnabled(features) else { return false }
+            state.push(event, capacity: capacity)
+            return true
+        }
+    }
+
+    /// Events waiting in memory, not yet handed to the backends.
+    public var bufferedCount: Int { state.withLock { $0.count } }
+
+    /// Events dropped because the buffer, or a backend's backlog, was full. Purges are not drops.
+    public var droppedCount: Int { state.withLock { $0.dropped } }
+
+    /// Queued events dropped by purges so far.
+    public var purgedCount: Int { state.withLock { $0.purged } }
+
+    /// Events waiting for each backend after failed deliveries, by backend name.
+    public var backlogs: [String: Int] {
+        state.withLock { state in
+            var result: [String: Int] = [:]
+            for (index, backend) in backends.enumerated() {
+                result[backend.name, default: 0] += state.backlog[index].count
+            }
+            return result
+        }
+    }
+
+    /// Drops everything queued, in memory and in the backends' backlogs, and returns how many entries went.
+    ///
+    /// An event waiting for two backends counts twice. Events that a flush is delivering at that moment are not
+    /// counted here: each is either delivered or, when the flush ends, purged and reported by the flush. Never
+    /// touches a backend.
+    @discardableResult
+    public func purge() -> Int {
+        state.withLock { $0.purgeAll() }
+    }
+
+    /// Delivers the waiting events to every backend while the gate is open; purges them when it is closed.
+    ///
+    /// Backends are tried concurrently, each with its own retries. A backend whose attempts all fail keeps its
+    /// batch for the next flush. If the gate closes during the flush, pending retries are abandoned and
+    /// everything queued is purged.
+    public func flush() async -> FlushReport {
+        guard privacy.isEnabled(features) else {
+            return FlushReport(outcome: .purged, purgedEvents: purge())
+        }
+        let taken: (generation: UInt64, batches: [[Event]])? = state.withLock { state in
+            guard !state.isFlushing else { return nil }
+            state.isFlushing = true
+            state.moveBufferToBacklogs(capacity: capacity)
+            // The batches leave the backlogs while in flight, so a purge meanwhile cannot count them too.
+            defer { for index in state.backlog.indices { state.backlog[index] = [] } }
+            return (state.generation, state.backlog)
+        }
+        guard let taken else { return FlushReport(outcome: .alreadyFlushing) }
+
+        let deliveries = await withTaskGroup(of: (Int, BackendDelivery).self) { group in
+            for (index, backend) in backends.enumerated() where !taken.batches[index].isEmpty {
+                let batch = taken.batches[index]
+                group.addTask { (index, await self.deliver(batch, to: backend)) }
+            }
+            var results: [(Int, BackendDelivery)] = []
+            for await result in group { results.append(result) }
+            return results.sorted { $0.0 < $1.0 }
+        }
+
+        let purgedInFlight = state.withLock { state in
+            state.isFlushing = false
+            var purged = 0
+            for (index, delivery) in deliveries where delivery.result != .delivered {
+                let batch = taken.batches[index]
+                // Undelivered events go back to their backlog, unless the gate closed or a purge ran meanwhile:
+                // then they are purged too.
+                if state.generation != taken.generation || delivery.result == .abandonedGateClosed {
+                    purged += batch.count
+                } else {
+                    state.backlog[index].insert(contentsOf: batch, at: 0)
+                    state.trimBacklog(index, capacity: capacity)
+                }
+            }
+            state.purged += purged
+            return purged
+        }
+        var report = FlushReport(outcome: .flushed, backends: deliveries.map(\.1), purgedEvents: purgedInFlight)
+        if !privacy.isEnabled(features) { report.purgedEvents += purge() }
+        return report
+    }
+
+    private func deliver(_ batch: [Event], to backend: any EventBackend<Event>) async -> BackendDelivery {
+        var delivery = BackendDelivery(
+            backend: backend.name,
+            events: batch.count,
+            attempts: 0,
+            delays: [],
+            result: .failed("not attempted")
+        )
+        while true {
+            guard privacy.isEnabled(features) else {
+                delivery.result = .abandonedGateClosed
+                return delivery
+            }
+            delivery.attempts += 1
+            do {
+                try await backend.deliver(batch)
+                delivery.result = .delivered
+                return delivery
+            } catch {
+                delivery.result = .failed(String(describing: error))
+                guard delivery.attempts < retryPolicy.maxAttempts else { return delivery }
+                let delay = retryPolicy.delay(afterFailedAttempt: delivery.attempts)
+                delivery.delays.append(delay)
+                await sleep(delay)
+            }
+        }
+    }
+
+    private struct State {
+        /// The ring of waiting events: `count` of them, the oldest at `head`.
+        var ring: [Event?]
+        var head = 0
+        var count = 0
+        /// Per backend, the events handed over but not yet delivered.
+        var backlog: [[Event]]
+        var dropped = 0
+        var purged = 0
+        var isFlushing = false
+        /// Bumped by every purge, so a flush can tell that its batches are gone.
+        var generation: UInt64 = 0
+
+        init(capacity: Int, backendCount: Int) {
+            ring = Array(repeating: nil, count: capacity)
+            backlog = Array(repeating: [], count: backendCount)
+        }
+
+        mutating func push(_ event: Event, capacity: Int) {
+            if count == capacity {
+                ring[head] = event
+                head = (head + 1) % capacity
+                dropped += 1
+            } else {
+                ring[(head + count) % capacity] = event
+                count += 1
+            }
+        }
+
+        mutating func moveBufferToBacklogs(capacity: Int) {
+            var drained: [Event] = []
+            drained.reserveCapacity(count)
+            for offset in 0..<count {
+                let index = (head + offset) % capacity
+                if let event = ring[index] { drained.append(event) }
+                ring[index] = nil
+            }
+            head = 0
+            count = 0
+            for index in backlog.indices {
+                backlog[index].append(contentsOf: drained)
+                trimBacklog(index, capacity: capacity)
+            }
+        }
+
+        /// Drops the oldest events of a backlog beyond `capacity`, counting them as drops.
+        mutating func trimBacklog(_ index: Int, capacity: Int) {
+            let overflow = backlog[index].count - capacity
+            if overflow > 0 {
+                backlog[index].removeFirst(overflow)
+                dropped += overflow
+            }
+        }
+
+        mutating func purgeAll() -> Int {
+            let total = count + backlog.reduce(0) { $0 + $1.count }
+            for index in ring.indices { ring[index] = nil }
+            head = 0
+            count = 0
+            for index in backlog.indices { backlog[index].removeAll() }
+            purged += total
+            generation += 1
+            return total
+        }
+    }
+}

@@ -1,0 +1,77 @@
+import FeatureGate
+
+/// A ``Transport`` that reaches the SDK's real client only while its features are enabled.
+///
+/// Every request checks the gate first (one atomic load). While any of ``features`` is disabled, the request is
+/// refused with ``GatedIOError/gateClosed(_:)`` without touching the inner client, and the refusal is counted in
+/// the ledger. The refusal allocates nothing: ``send(_:)`` runs on the caller's executor and throws
+/// `GatedIOError` with typed throws, so nothing hops executors and nothing is boxed (catch it as `GatedIOError`).
+///
+/// The one way past a closed gate is ``sendExitRequest(_:permit:)``: a single opt-out or erasure request per
+/// armed ``OneShotPermit``.
+public struct GatedTransport: Sendable {
+    /// The features that must all be enabled for a request to go out.
+    public let features: Feature
+    @usableFromInline let privacy: PrivacyManager
+    @usableFromInline let inner: any Transport
+    @usableFromInline let ledger: IOLedger
+
+    /// Wraps `inner`, gated on `features` (all of them) of `privacy`, counting into `ledger`.
+    ///
+    /// - Precondition: `features` is not empty.
+    public init(_ inner: any Transport, features: Feature, privacy: PrivacyManager, ledger: IOLedger) {
+        precondition(!features.isEmpty, "a gated transport needs at least one feature")
+        self.inner = inner
+        self.features = features
+        self.privacy = privacy
+        self.ledger = ledger
+    }
+
+    /// Whether requests go out right now.
+    @inlinable public var isOpen: Bool { privacy.isEnabled(features) }
+
+    /// Checks the gate and counts the outcome, without suspending and without allocating.
+    ///
+    /// ``send(_:)`` calls it first; call it yourself to skip building a request that would be refused.
+    @inlinable
+    public func admit() throws(GatedIOError) {
+        guard privacy.isEnabled(features) else {
+            ledger.record(.transport, .refused, for: features)
+            throw .gateClosed(features)
+        }
+        ledger.record(.transport, .allowed, for: features)
+    }
+
+    /// Sends `request` through the inner client, if the gate is open.
+    ///
+    /// It runs on the caller's executor (`nonisolated(nonsending)`), so a refusal neither hops executors nor
+    /// allocates, even when called from the main actor; only a request that passes the gate reaches the inner
+    /// client, which runs wherever its own isolation says.
+    ///
+    /// - Throws: ``GatedIOError/gateClosed(_:)`` when closed (nothing sent), ``GatedIOError/failed(_:)`` with
+    ///   the inner client's error.
+    @inlinable
+    nonisolated(nonsending)
+        public func send(_ request: TransportRequest) async throws(GatedIOError) -> TransportResponse
+    {
+        try admit()
+        do { return try await inner.send(request) } catch { throw .failed(error) }
+    }
+
+    /// Sends one exit request (opt-out, erasure) whether or not the gate is open, if `permit` can be spent.
+    ///
+    /// The permit is spent before sending, so a second call, even a concurrent one, is refused with
+    /// ``GatedIOError/permitUnavailable`` and sends nothing. A send that fails after the permit was spent is not
+    /// retried: one attempt is all an exit request gets.
+    public func sendExitRequest(
+        _ request: TransportRequest,
+        permit: OneShotPermit
+    ) async throws(GatedIOError) -> TransportResponse {
+        guard permit.spend() else {
+            ledger.record(.exit, .refused, for: features)
+            throw .permitUnavailable
+        }
+        ledger.record(.exit, .allowed, for: features)
+        do { return try await inner.send(request) } catch { throw .failed(error) }
+    }
+}

@@ -1,0 +1,353 @@
+import FeatureGate
+
+/// Starts, stops and purges an SDK's subsystems as the gate's features change.
+///
+/// ```swift
+/// let runtime = SubsystemRuntime(privacy: privacy)
+/// runtime.register(pushSubsystem)        // needs [.push]
+/// runtime.register(analyticsSubsystem)   // needs [.analytics]
+/// runtime.start()                        // follows the gate from now on
+/// privacy.enableFeatures(.analytics)
+/// await runtime.settle()                 // analytics has started
+/// ```
+///
+/// ## What it does
+/// On each pass the runtime reads the gate's effective set and brings every subsystem in line with it:
+/// - a subsystem whose ``Subsystem/requiredFeatures`` are enabled (all of them, or any for
+///   ``FeatureRequirement/any``) and that is not running is started;
+/// - a running subsystem whose features no longer are is stopped (``StopReason/featuresDisabled(_:optOut:)``,
+///   carrying its one-shot opt-out permit) and then purged;
+/// - a subsystem whose features were enabled only so briefly that it was never started is purged anyway, in
+///   case something was queued while they were on.
+///
+/// Stops and purges run first, in reverse registration order, then starts, in registration order.
+///
+/// ## Ordering guarantees
+/// Passes run one at a time, on one task: no two calls into subsystems ever overlap, and each subsystem's calls
+/// happen in order. A pass follows the gate's *latest* state, so every action follows a real edge between the
+/// subsystem's current state and the gate's, and none runs twice for the same edge: a subsystem is started only
+/// when stopped and stopped only when running. Changes the runtime has not reached yet are coalesced, without
+/// losing a disable: features enabled and disabled again in between never start the subsystem (it is still
+/// purged), and features disabled and enabled again in between still stop and purge it before it restarts.
+///
+/// ## Silence
+/// Before ``start()``, and after it while every feature is off, the runtime calls no subsystem at all, so a
+/// fully disabled SDK does no I/O.
+///
+/// Thread safety: every method may be called from any thread.
+public final class SubsystemRuntime: Sendable {
+    /// The gate this runtime follows.
+    public let privacy: PrivacyManager
+
+    /// The runtime's own one-shot permit, for one SDK-wide exit request (such as an erasure request).
+    ///
+    /// The runtime arms it whenever it starts a subsystem, so it is armed once anything has run; whoever sends
+    /// the request spends it with ``GatedTransport/sendExitRequest(_:permit:)``. It stays spent until a
+    /// subsystem starts again. Nothing in the runtime spends it.
+    public let exitPermit = OneShotPermit()
+
+    /// How many journal events the runtime keeps; older ones are dropped.
+    public static let journalCapacity = 4_096
+
+    private let state = LockedValue(State())
+
+    /// Creates a runtime for `privacy`. It calls nothing until ``start()``.
+    public init(privacy: PrivacyManager) {
+        self.privacy = privacy
+    }
+
+    // MARK: - Registration and lifetime
+
+    /// Adds `subsystem`, which the runtime will start and stop from now on.
+    ///
+    /// Registering after ``start()`` schedules a pass, so the subsystem starts if its features are enabled.
+    ///
+    /// - Precondition: `subsystem` needs at least one feature and is not registered yet.
+    public func register(_ subsystem: any Subsystem) {
+        let needs = subsystem.requiredFeatures
+        precondition(!needs.isEmpty, "subsystem \(subsystem.name) needs no feature: it could never be stopped")
+        let spawn = state.withLock { state in
+            precondition(
+                !state.entries.contains { $0.subsystem === subsystem },
+                "subsystem \(subsystem.name) is registered twice"
+            )
+            state.entries.append(Entry(subsystem: subsystem, needs: needs, requirement: subsystem.featureRequirement))
+            return state.mode == .following ? state.requestPass() : false
+        }
+        if spawn { spawnWorker() }
+    }
+
+    /// Begins following the gate: schedules a pass for the current features, then one per change.
+    ///
+    /// Returns at once; ``settle()`` waits for the first pass. Calling it again, or after ``shutdown()``, does
+    /// nothing.
+    public func start() {
+        let token = privacy.observe { [weak self] change in self?.noteChange(change) }
+        let spawn = state.withLock { state in
+            guard state.mode == .idle else { return false }
+            state.mode = .following
+            state.token = token
+            return state.requestPass()
+        }
+        if spawn { spawnWorker() }
+    }
+
+    /// Waits until every pass scheduled before this call (and one more, for the gate's current state) has
+    /// finished.
+    ///
+    /// When it returns, every subsystem matches the gate as it was at some moment after the call began. Before
+    /// ``start()`` it returns without calling anything.
+    public func settle() async {
+        let (ticket, spawn) = state.withLock { state in
+            let spawn = state.requestPass()
+            return (state.requested, spawn)
+        }
+        if spawn { spawnWorker() }
+        await waitFor(ticket)
+    }
+
+    /// Stops following the gate and stops every running subsystem with ``StopReason/shutdown``, without purging.
+    ///
+    /// Waits until that is done. The runtime calls nothing afterwards; it cannot be started again.
+    public func shutdown() async {
+        let (token, ticket, spawn) = state.withLock { state in
+            state.mode = .shutDown
+            let token = state.token
+            state.token = nil
+            let spawn = state.requestPass()
+            return (token, state.requested, spawn)
+        }
+        token?.cancel()
+        if spawn { spawnWorker() }
+        await waitFor(ticket)
+    }
+
+    // MARK: - Inspection
+
+    /// Where `subsystem` stands, or `nil` when it is not registered.
+    public func phase(of subsystem: any Subsystem) -> SubsystemPhase? {
+        state.withLock { state in state.entries.first { $0.subsystem === subsystem }?.phase }
+    }
+
+    /// The sequence number of the last journal event, `0` before the first. Take it before a change and pass it
+    /// to ``events(after:)`` or ``purges(after:)`` after ``settle()`` to see what the change did.
+    public var lastEventSequence: UInt64 { state.withLock { $0.lastSequence } }
+
+    /// The journal events after `sequence`, oldest first (at most ``journalCapacity`` are kept).
+    public func events(after sequence: UInt64 = 0) -> [LifecycleEvent] {
+        state.withLock { state in state.journal.filter { $0.sequence > sequence } }
+    }
+
+    /// The purge reports recorded after `sequence`, oldest first.
+    public func purges(after sequence: UInt64 = 0) -> [SubsystemPurge] {
+        events(after: sequence).compactMap { event in
+            guard case .purged(let report) = event.kind else { return nil }
+            return SubsystemPurge(subsystem: event.subsystem, report: report)
+        }
+    }
+
+    // MARK: - Passes
+
+    private func noteChange(_ change: FeatureChange) {
+        let spawn = state.withLock { state in
+            guard state.mode == .following else { return false }
+            for index in state.entries.indices {
+                if state.entries[index].isMet(by: change.current) {
+                    state.entries[index].metSinceLastPass = true
+                } else {
+                    state.entries[index].disabledSinceLastPass.formUnion(
+                        state.entries[index].needs.subtracting(change.current)
+                    )
+                }
+            }
+            return state.requestPass()
+        }
+        if spawn { spawnWorker() }
+    }
+
+    private func spawnWorker() {
+        Task { await self.drain() }
+    }
+
+    private func waitFor(_ ticket: UInt64) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let done = state.withLock { state in
+                if state.completed >= ticket { return true }
+                state.waiters.append((ticket, continuation))
+                return false
+            }
+            if done { continuation.resume() }
+        }
+    }
+
+    /// The single worker: runs passes until none is pending. Only one runs at a time (see `workerActive`).
+    private func drain() async {
+        while true {
+            let ticket: UInt64? = state.withLock { state in
+                guard state.completed < state.requested else {
+                    state.workerActive = false
+                    return nil
+                }
+                return state.requested
+            }
+            guard let ticket else { return }
+            await pass()
+            let ready = state.withLock { state in
+                state.completed = ticket
+                let ready = state.waiters.filter { $0.ticket <= ticket }.map(\.continuation)
+                state.waiters.removeAll { $0.ticket <= ticket }
+                return ready
+            }
+            for continuation in ready { continuation.resume() }
+        }
+    }
+
+    private func pass() async {
+        let target = privacy.enabledFeatures
+        let plan: [(index: Int, action: Action)] = state.withLock { state in
+            var stops: [(Int, Action)] = []
+            var starts: [(Int, Action)] = []
+            for index in state.entries.indices {
+                let entry = state.entries[index]
+                let wasMet = entry.metSinceLastPass
+                let wasDisabled = entry.disabledSinceLastPass
+                state.entries[index].metSinceLastPass = false
+                state.entries[index].disabledSinceLastPass = []
+                let isMet = state.mode == .following && entry.isMet(by: target)
+                switch (state.mode, entry.phase, isMet) {
+                case (.idle, _, _):
+                    continue
+                case (.shutDown, .running, _):
+                    stops.append((index, .stopForShutdown))
+                case (.shutDown, .startFailed, _):
+                    state.entries[index].phase = .stopped
+                case (.following, .stopped, true):
+                    starts.append((index, .start))
+                case (.following, .running, true) where !wasDisabled.isEmpty:
+                    // Disabled and enabled again before this pass: the disable was a real edge, so it still
+                    // stops and purges (and may opt out), then the subsystem starts afresh.
+                    stops.append((index, .stopAndPurge(disabled: wasDisabled)))
+                    starts.append((index, .start))
+                case (.following, .startFailed, true) where !wasDisabled.isEmpty:
+                    stops.append((index, .purge))
+                    starts.append((index, .start))
+                case (.following, .running, false):
+                    stops.append((index, .stopAndPurge(disabled: entry.needs.subtracting(target))))
+                case (.following, .startFailed, false):
+                    stops.append((index, .purge))
+                case (.following, .stopped, false) where wasMet:
+                    stops.append((index, .purge))
+                default:
+                    continue
+                }
+            }
+            return stops.reversed() + starts
+        }
+        for (index, action) in plan {
+            let (subsystem, permit) = state.withLock { ($0.entries[index].subsystem, $0.entries[index].permit) }
+            switch action {
+            case .start:
+                do {
+                    try await subsystem.start()
+                    permit.arm()
+                    exitPermit.arm()
+                    update(index, phase: .running, event: .started)
+                } catch {
+                    update(index, phase: .startFailed, event: .startFailed(String(describing: error)))
+                }
+            case .stopAndPurge(let disabled):
+                await subsystem.stop(reason: .featuresDisabled(disabled, optOut: permit))
+                permit.disarm()
+                update(index, phase: .stopped, event: .stopped(disabled: disabled))
+                let report = await subsystem.purge()
+                update(index, phase: .stopped, event: .purged(report))
+            case .purge:
+                let report = await subsystem.purge()
+                update(index, phase: .stopped, event: .purged(report))
+            case .stopForShutdown:
+                await subsystem.stop(reason: .shutdown)
+                permit.disarm()
+                update(index, phase: .stopped, event: .stopped(disabled: []))
+            }
+        }
+    }
+
+    private func update(_ index: Int, phase: SubsystemPhase, event: LifecycleEvent.Kind) {
+        state.withLock { state in
+            state.entries[index].phase = phase
+            state.lastSequence += 1
+            state.journal.append(
+                LifecycleEvent(
+                    sequence: state.lastSequence, subsystem: state.entries[index].subsystem.name, kind: event)
+            )
+            if state.journal.count > 2 * Self.journalCapacity {
+                state.journal.removeFirst(state.journal.count - Self.journalCapacity)
+            }
+        }
+    }
+
+    // MARK: - State
+
+    private enum Mode { case idle, following, shutDown }
+
+    private enum Action {
+        case start
+        case stopAndPurge(disabled: Feature)
+        case purge
+        case stopForShutdown
+    }
+
+    private struct Entry {
+        let subsystem: any Subsystem
+        let needs: Feature
+        let requirement: FeatureRequirement
+        let permit = OneShotPermit()
+        var phase = SubsystemPhase.stopped
+        /// Whether some change since the last pass met the requirement: if it is unmet again by the time of the
+        /// pass, the subsystem is purged even though it never started.
+        var metSinceLastPass = false
+        /// The needed features that some change since the last pass left disabled (with the requirement unmet):
+        /// if the requirement is met again by the time of the pass, the running subsystem still goes through the
+        /// disable edge it missed.
+        var disabledSinceLastPass: Feature = []
+
+        init(subsystem: any Subsystem, needs: Feature, requirement: FeatureRequirement) {
+            self.subsystem = subsystem
+            self.needs = needs
+            self.requirement = requirement
+        }
+
+        func isMet(by features: Feature) -> Bool { requirement.isMet(by: features, for: needs) }
+    }
+
+    private struct State {
+        var entries: [Entry] = []
+        var mode = Mode.idle
+        var token: ObservationToken?
+        /// Passes requested and passes completed; a waiter with ticket `t` resumes once `completed >= t`.
+        var requested: UInt64 = 0
+        var completed: UInt64 = 0
+        var workerActive = false
+        var waiters: [(ticket: UInt64, continuation: CheckedContinuation<Void, Never>)] = []
+        var journal: [LifecycleEvent] = []
+        var lastSequence: UInt64 = 0
+
+        /// Schedules a pass; returns whether the caller must start the worker.
+        mutating func requestPass() -> Bool {
+            requested += 1
+            guard !workerActive else { return false }
+            workerActive = true
+            return true
+        }
+    }
+}
+
+/// Where a registered subsystem stands.
+public enum SubsystemPhase: Sendable, Hashable {
+    /// Not running: never started, or stopped.
+    case stopped
+    /// Started and not stopped since.
+    case running
+    /// ``Subsystem/start()`` threw; it will be purged on the next edge and may start after it.
+    case startFailed
+}

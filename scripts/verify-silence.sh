@@ -1,0 +1,153 @@
+#!/usr/bin/env bash
+# Proves FeatureGate's second promise with a syscall trace: with every feature disabled, the demo SDK creates,
+# writes, renames and deletes no file and opens no socket. Then proves the check can fail: with analytics
+# enabled and events tracked, the same trace must show file writes and a connect.
+#
+# What counts (anything outside /dev and /proc, from any thread, attempted even if it failed):
+#   create   open/openat/creat with O_CREAT, O_WRONLY, O_RDWR, O_TRUNC or O_APPEND; mkdir, link, symlink, mknod
+#   write    write/pwrite/writev/ftruncate/fallocate on a file (not stdout or stderr); truncate; chmod, chown,
+#            utimes and xattr changes; sendfile, copy_file_range, splice
+#   rename   rename, renameat, renameat2
+#   delete   unlink, unlinkat, rmdir
+#   connect  connect
+#   send     send, sendto, sendmsg, sendmmsg, and write on a socket
+#   socket   socket, socketpair, bind, listen, accept
+# The enabled run must show a file write and a TCP connect to 127.0.0.1.
+# Reads are fine (the Swift runtime and Foundation read /proc, /sys, libraries and locale data at start-up), and
+# so are writes to the runtime's own eventfds and pipes (libdispatch wakes its threads with them).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if ! command -v strace > /dev/null 2>&1; then
+    echo "verify-silence: strace is not installed (apt-get install -y strace)" >&2
+    exit 2
+fi
+
+swift build --product consent-demo
+demo="$(swift build --show-bin-path)/consent-demo"
+work="$(mktemp -d)"
+if [[ -n "${VERIFY_SILENCE_KEEP:-}" ]]; then
+    echo "verify-silence: keeping traces in $work"
+else
+    trap 'rm -rf "$work"' EXIT
+fi
+
+syscalls='%file,%network,write,writev,pwrite64,pwritev,pwritev2,ftruncate,fallocate,sendfile,copy_file_range,splice'
+
+# classify TRACE: prints "creates writes renames deletes connects sends sockets inet-connects", one line, and
+# writes every offending call to TRACE.found.
+classify() {
+    awk -v found="$1.found" '
+        function outside(path) { return path !~ /^\/(dev|proc)(\/|$)/ }
+        function quoted(text) { return match(text, /"[^"]*"/) ? substr(text, RSTART + 1, RLENGTH - 2) : "" }
+        function fdpath(text) { return match(text, /^-?[0-9]+<[^>]*>/) ? substr(text, index(text, "<") + 1, RLENGTH - index(text, "<") - 1) : "?" }
+        function fdnumber(text) { return match(text, /^-?[0-9]+/) ? substr(text, 1, RLENGTH) + 0 : -1 }
+        function hit(kind) { counts[kind]++; print kind ": " raw > found }
+        {
+            raw = $0
+            line = $0
+            sub(/^[0-9]+ +/, "", line)
+            if (line ~ /^<\.\.\./ || line ~ /^(\+\+\+|---)/) next   # resumed halves were counted at their start
+            name = line; sub(/\(.*/, "", name)
+            args = substr(line, length(name) + 2)
+
+            if (name ~ /^(open|openat|openat2|creat)$/) {
+                path = quoted(args)
+                if (path !~ /^\// && name != "open" && name != "creat") {
+                    base = fdpath(args); if (base != "?") path = base "/" path
+                }
+                if ((name == "creat" || args ~ /O_(CREAT|WRONLY|RDWR|TRUNC|APPEND)/) && outside(path)) hit("create")
+            } else if (name ~ /^(mkdir|mkdirat|link|linkat|symlink|symlinkat|mknod|mknodat)$/) {
+                if (outside(quoted(args))) hit("create")
+            } else if (name ~ /^(rename|renameat|renameat2)$/) {
+                hit("rename")
+            } else if (name ~ /^(unlink|unlinkat|rmdir)$/) {
+                if (outside(quoted(args))) hit("delete")
+            } else if (name ~ /^(write|pwrite64|writev|pwritev|pwritev2|ftruncate|fallocate)$/) {
+                fd = fdnumber(args); target = fdpath(args)
+                if (fd == 1 || fd == 2) next
+                if (target ~ /^socket:/) hit("send")
+                else if (target ~ /^(anon_inode:|pipe:)/) next
+                else if (target == "?" || outside(target)) hit("write")
+            } else if (name ~ /^(truncate|chmod|fchmod|fchmodat|chown|fchown|lchown|fchownat|utime|utimes|utimensat|futimesat|setxattr|lsetxattr|fsetxattr|removexattr|lremovexattr|fremovexattr)$/) {
+                path = quoted(args)
+                if (path == "" || outside(path)) hit("write")
+            } else if (name ~ /^(sendfile|copy_file_range|splice)$/) {
+                hit("write")
+            } else if (name == "connect") {
+                hit("connect")
+                if (args ~ /sa_family=AF_INET6?,/) counts["inet"]++
+            } else if (name ~ /^(send|sendto|sendmsg|sendmmsg)$/) {
+                hit("send")
+            } else if (name ~ /^(socket|socketpair|bind|listen|accept|accept4)$/) {
+                hit("socket")
+            }
+        }
+        END {
+            printf "%d %d %d %d %d %d %d %d\n", counts["create"], counts["write"], counts["rename"], counts["delete"],
+                counts["connect"], counts["send"], counts["socket"], counts["inet"]
+        }
+    ' "$1"
+}
+
+# run NAME ARGS...: runs the demo under strace; writes the counts line to NAME.counts. Not run in a subshell,
+# so a failing demo stops the script.
+run() {
+    local name=$1
+    shift
+    : > "$work/$name.trace.found"
+    if ! strace -f -qq -y -s 16 -o "$work/$name.trace" -e trace="$syscalls" "$demo" "$@" > "$work/$name.out" 2>&1; then
+        echo "verify-silence: the demo failed in run '$name':" >&2
+        cat "$work/$name.out" >&2
+        exit 1
+    fi
+    classify "$work/$name.trace" > "$work/$name.counts"
+}
+
+failed=0
+report() {
+    printf '%-58s %7s %6s %7s %7s %8s %5s %7s %12s\n' "$@"
+}
+report run creates writes renames deletes connects sends sockets tcp-connects
+
+# Everything disabled: the default config (default-off; a missing file also means off). The data dir must not
+# even be created.
+for spec in "off-idle|none" "off-busy|track:20,disable:all,disable:push,track:5"; do
+    name=${spec%%|*}
+    steps=${spec#*|}
+    run "$name" --data-dir "$work/$name-data" --steps "$steps"
+    read -r c w r d n s k i < "$work/$name.counts"
+    report "disabled ($steps)" "$c" "$w" "$r" "$d" "$n" "$s" "$k" "$i"
+    if ! grep -q '^features  \[\]$' "$work/$name.out"; then
+        echo "verify-silence: run '$name' did not start with every feature disabled:" >&2
+        cat "$work/$name.out" >&2
+        failed=1
+    fi
+    if (( c + w + r + d + n + s + k > 0 )); then
+        echo "verify-silence: FAILED: the disabled SDK did I/O in run '$name':" >&2
+        head -20 "$work/$name.trace.found" >&2
+        failed=1
+    fi
+    if [[ -e "$work/$name-data" ]]; then
+        echo "verify-silence: FAILED: the disabled SDK created its data dir in run '$name'" >&2
+        failed=1
+    fi
+done
+
+# Analytics enabled and events tracked: the trace must see the I/O, or the check above proves nothing.
+run on --data-dir "$work/on-data" --steps enable:analytics,track:5
+read -r c w r d n s k i < "$work/on.counts"
+report "enabled (enable:analytics,track:5)" "$c" "$w" "$r" "$d" "$n" "$s" "$k" "$i"
+if (( c + w == 0 )); then
+    echo "verify-silence: FAILED: with analytics enabled the trace saw no file write: the check is blind" >&2
+    failed=1
+fi
+# Only a TCP connect counts here: glibc's name-service lookups also connect (to nscd's Unix socket) when a
+# directory is created with permissions, and must not stand in for the upload.
+if (( i == 0 )); then
+    echo "verify-silence: FAILED: with analytics enabled the trace saw no TCP connect: the check is blind" >&2
+    failed=1
+fi
+
+if (( failed )); then exit 1; fi
+echo "verify-silence: passed (disabled runs silent; enabled run seen)"
