@@ -80,7 +80,9 @@ public struct ConfigReader: Sendable {
         guard data.count <= limits.maximumFileSize else {
             throw ConfigError(
                 source: sourceName, format: nil,
-                diagnostics: [FileFailure.tooLarge(data.count, limits.maximumFileSize).diagnostic(source: sourceName)])
+                diagnostics: [
+                    FileFailure.tooLarge(size: data.count, limit: limits.maximumFileSize).diagnostic(source: sourceName)
+                ])
         }
         return try read(bytes: [UInt8](data), source: sourceName)
     }
@@ -192,10 +194,12 @@ public struct ConfigReader: Sendable {
 
     /// UTF-16 and UTF-32 text, with or without a byte order mark, gets a clear message instead of a syntax error.
     private static func encodingFailure(_ bytes: [UInt8]) -> ParseFailure? {
+        // Without a byte order mark, UTF-16 (or UTF-32) text starts with '<', '{', '[' or whitespace next to a NUL.
+        let starts = Array("<{[ \t\r\n".utf8)
         let utf16 =
             bytes.starts(with: [0xFE, 0xFF]) || bytes.starts(with: [0xFF, 0xFE])
-            || (bytes.count >= 2 && (bytes[0] == 0 || bytes[1] == 0) && (bytes[0] | bytes[1]) & 0x80 == 0
-                && bytes[0] != bytes[1])
+            || (bytes.count >= 2
+                && ((bytes[0] == 0 && starts.contains(bytes[1])) || (bytes[1] == 0 && starts.contains(bytes[0]))))
         guard utf16 else { return nil }
         return ParseFailure(
             .invalidEncoding, line: 1, "the file is UTF-16 or UTF-32 text; save it as UTF-8",
@@ -219,7 +223,8 @@ public struct ConfigReader: Sendable {
 
     private enum FileFailure: Error {
         case system(operation: String, code: Int32)
-        case tooLarge(Int, Int)
+        /// `size` is `nil` when reading stopped at the limit, so the real size is unknown.
+        case tooLarge(size: Int?, limit: Int)
 
         func diagnostic(source: String) -> ConfigDiagnostic {
             switch self {
@@ -231,7 +236,7 @@ public struct ConfigReader: Sendable {
             case .tooLarge(let size, let limit):
                 ConfigDiagnostic(
                     severity: .error, kind: .fileTooLarge, source: source, keyPath: ConfigDiagnostic.rootKeyPath,
-                    found: size > limit ? "\(size) bytes" : "more than \(limit) bytes",
+                    found: size.map { "\($0) bytes" } ?? "more than \(limit) bytes",
                     expected: "at most \(limit) bytes",
                     message: "the file is larger than \(limit) bytes, the most a config may be")
             }
@@ -256,7 +261,7 @@ public struct ConfigReader: Sendable {
             if count == 0 { return bytes }
             bytes.append(contentsOf: chunk[0..<count])
         }
-        throw .tooLarge(bytes.count, limit)
+        throw .tooLarge(size: nil, limit: limit)
     }
 }
 

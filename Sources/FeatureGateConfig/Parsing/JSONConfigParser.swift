@@ -181,9 +181,10 @@ package struct JSONConfigParser {
             // Valid by construction: not a surrogate, at most 0x10FFFF.
             scalars.append(contentsOf: Array(String(Unicode.Scalar(value)!).utf8))
         default:
-            index -= 1
+            index -= 2
+            let shown = byte >= 0x21 && byte < 0x7F ? "\\\(Character(Unicode.Scalar(byte)))" : describeByte(byte)
             throw failure(
-                "invalid escape '\\\(describeByte(byte))' in a string", expected: #"\" \\ \/ \b \f \n \r \t or \uXXXX"#)
+                "invalid escape \(shown) in a string", expected: #"\" \\ \/ \b \f \n \r \t or \uXXXX"#)
         }
     }
 

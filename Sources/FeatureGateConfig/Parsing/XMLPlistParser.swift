@@ -47,7 +47,7 @@ package struct XMLPlistParser {
                 throw failure("<plist/> holds no value", line: root.line, expected: "<plist><dict>…</dict></plist>")
             }
             try skipMisc()
-            if startsWith("</") {
+            if startsWith("</") || peek == nil {
                 throw failure("<plist> holds no value", expected: "<plist><dict>…</dict></plist>")
             }
             value = try parseValue(depth: 0)
@@ -177,6 +177,10 @@ package struct XMLPlistParser {
                         try expectEndTag("array")
                         break
                     }
+                    if peek == nil {
+                        throw failure(
+                            "the file ends inside the <array> that starts on line \(tag.line)", expected: "</array>")
+                    }
                     elements.append(try parseValue(depth: depth + 1))
                 }
             }
@@ -226,6 +230,9 @@ package struct XMLPlistParser {
                 try expectEndTag("dict")
                 return .dictionary(entries)
             }
+            if peek == nil {
+                throw failure("the file ends inside the <dict> that starts on line \(tag.line)", expected: "</dict>")
+            }
             guard peek == UInt8(ascii: "<") else {
                 throw failure("expected <key> or </dict>, found \(describeByte(peek))")
             }
@@ -237,7 +244,10 @@ package struct XMLPlistParser {
             }
             let key = try readText(of: keyTag)
             try skipMisc()
-            if startsWith("</") || peek == nil {
+            if peek == nil {
+                throw failure("the file ends after the key \(quoted(key))", expected: Self.valueElements)
+            }
+            if startsWith("</") {
                 throw failure("the key \(quoted(key)) has no value", expected: Self.valueElements)
             }
             let value = try parseValue(depth: depth)
@@ -332,7 +342,7 @@ package struct XMLPlistParser {
         while true {
             guard let byte = peek else {
                 throw failure(
-                    "the file ends inside <\(tag.name)> that starts on line \(tag.line)", expected: "</\(tag.name)>")
+                    "the file ends inside the <\(tag.name)> that starts on line \(tag.line)", expected: "</\(tag.name)>")
             }
             switch byte {
             case UInt8(ascii: "<"):
@@ -388,6 +398,7 @@ package struct XMLPlistParser {
 
     private mutating func readReference(into text: inout [UInt8]) throws(ParseFailure) {
         let start = index
+        let startLine = line
         consume()  // &
         var name: [UInt8] = []
         while let byte = peek, byte != UInt8(ascii: ";"), name.count < 12 {
@@ -397,6 +408,7 @@ package struct XMLPlistParser {
         let reference = String(decoding: name, as: UTF8.self)
         guard peek == UInt8(ascii: ";") else {
             index = start
+            line = startLine
             throw failure("'&' does not start an entity such as &amp;", expected: "&amp; for a literal '&'")
         }
         consume()
