@@ -12,7 +12,8 @@ import Testing
 
     @Test func namesIgnoreASCIICaseAndSurroundingWhitespace() {
         let result = outcome(json(enabled: #"[" PUSH ", "\tAnalytics\n", "In_App_Automation"]"#))
-        #expect(result == Outcome(features: [.push, .analytics, .inAppAutomation], reset: false, format: .json, lines: []))
+        #expect(
+            result == Outcome(features: [.push, .analytics, .inAppAutomation], reset: false, format: .json, lines: []))
     }
 
     @Test func everyBuiltInNameIsAccepted() {
@@ -24,7 +25,10 @@ import Testing
         // A Kelvin sign lowercases to "k" in Unicode; the reader folds ASCII only, so this stays unknown.
         let result = outcome(json(enabled: #"["PUSH\u212A"]"#))
         #expect(result.features == nil)
-        #expect(result.lines == [#"c: error: enabledFeatures[0]: line 1: unknown feature name "PUSH\#u{212A}"; did you mean "push"?"#])
+        #expect(
+            result.lines == [
+                #"c: error: enabledFeatures[0]: line 1: unknown feature name "PUSH\#u{212A}"; did you mean "push"?"#
+            ])
     }
 
     @Test func allEnablesEveryFlagOfTheCatalogIncludingRegisteredOnes() {
@@ -57,7 +61,8 @@ import Testing
 
     @Test func aCommaSeparatedStringIsTheAirship16Form() {
         let result = outcome(json(enabled: #""push, analytics ,MESSAGE_CENTER""#))
-        #expect(result == Outcome(features: [.push, .analytics, .messageCenter], reset: false, format: .json, lines: []))
+        #expect(
+            result == Outcome(features: [.push, .analytics, .messageCenter], reset: false, format: .json, lines: []))
         #expect(outcome(json(enabled: #""feature_flags""#)).features == .featureFlags)
     }
 
@@ -74,7 +79,10 @@ import Testing
     @Test func anEmptyStringEnablesNothingWithAWarning() {
         let result = outcome(json(enabled: #"" ""#))
         #expect(result.features == [])
-        #expect(result.lines == ["c: warning: enabledFeatures: line 1: an empty string enables no features; write [] to say so"])
+        #expect(
+            result.lines == [
+                "c: warning: enabledFeatures: line 1: an empty string enables no features; write [] to say so"
+            ])
     }
 
     @Test func anEmptyArrayElementIsDroppedWithAWarning() {
@@ -84,22 +92,30 @@ import Testing
     }
 
     @Test func anIntegerBitmaskIsTheAirshipAndroidForm() {
-        #expect(outcome(json(enabled: "21")) == Outcome(features: [.inAppAutomation, .push, .analytics], reset: false, format: .json, lines: []))
+        #expect(
+            outcome(json(enabled: "21"))
+                == Outcome(features: [.inAppAutomation, .push, .analytics], reset: false, format: .json, lines: []))
         #expect(outcome(json(enabled: "0")).features == [])
         #expect(outcome(json(enabled: "375")).features == .all)
     }
 
     @Test func aBitmaskIsMaskedToTheCatalogWithAWarningNamingTheDroppedBits() {
         let result = outcome(json(enabled: "255"))
-        #expect(result.features == [.inAppAutomation, .messageCenter, .push, .analytics, .tagsAndAttributes, .contacts])
+        #expect(
+            result.features == [.inAppAutomation, .messageCenter, .push, .analytics, .tagsAndAttributes, .contacts])
         #expect(
             result.lines == [
                 "c: warning: enabledFeatures: line 1: bits 3 (retired chat), 7 (retired location) are not known features and were dropped from 255"
             ])
         let high = outcome(json(enabled: "65552"))
         #expect(high.features == .analytics)
-        #expect(high.lines == ["c: warning: enabledFeatures: line 1: bit 16 is not a known feature and was dropped from 65552"])
-        #expect(outcome(json(enabled: "65552"), catalog: customCatalog) == Outcome(features: [.analytics, crashReports], reset: false, format: .json, lines: []))
+        #expect(
+            high.lines == [
+                "c: warning: enabledFeatures: line 1: bit 16 is not a known feature and was dropped from 65552"
+            ])
+        #expect(
+            outcome(json(enabled: "65552"), catalog: customCatalog)
+                == Outcome(features: [.analytics, crashReports], reset: false, format: .json, lines: []))
         let top = outcome(json(enabled: "18446744073709551615"))
         #expect(top.features == .all)
         #expect(top.lines.count == 1)
@@ -131,12 +147,16 @@ import Testing
         #expect(outcome(#"{"enabledFeatures": [], "resetEnabledFeatures": true}"#).reset == true)
         #expect(outcome(#"{"enabledFeatures": [], "resetEnabledFeatures": false}"#).reset == false)
         #expect(outcome(#"{"enabledFeatures": []}"#).reset == false)
-        #expect(outcome(plist("<key>enabledFeatures</key><array/><key>resetEnabledFeatures</key><true/>")).reset == true)
-        #expect(outcome(plist("<key>enabledFeatures</key><array/><key>resetEnabledFeatures</key><false></false>")).reset == false)
+        #expect(
+            outcome(plist("<key>enabledFeatures</key><array/><key>resetEnabledFeatures</key><true/>")).reset == true)
+        #expect(
+            outcome(plist("<key>enabledFeatures</key><array/><key>resetEnabledFeatures</key><false></false>")).reset
+                == false)
     }
 
     @Test func otherTopLevelKeysAreIgnoredAndListed() throws {
-        let text = #"{"productionAppKey": "k", "enabledFeatures": ["push"], "site": "EU", "nested": {"a": [1, 2.5, null]}}"#
+        let text =
+            #"{"productionAppKey": "k", "enabledFeatures": ["push"], "site": "EU", "nested": {"a": [1, 2.5, null]}}"#
         let result = try ConfigReader().read(Data(text.utf8))
         #expect(result.configuration == PrivacyConfiguration(enabledFeatures: .push))
         #expect(result.ignoredKeys == ["productionAppKey", "site", "nested"])
@@ -148,7 +168,8 @@ import Testing
         #expect(outcome(jsonText, source: "Config.plist").format == .json)
         #expect(outcome("\u{FEFF} \n\t" + jsonText).format == .json)
         #expect(outcome(plist("<key>enabledFeatures</key><array/>"), source: "c.json").format == .xml)
-        #expect(outcome("<plist><dict><key>enabledFeatures</key><string>push</string></dict></plist>").features == .push)
+        #expect(
+            outcome("<plist><dict><key>enabledFeatures</key><string>push</string></dict></plist>").features == .push)
         #expect(outcome(binaryPlist(["enabledFeatures": ["push"]]), source: "c.json").format == .binary)
         #expect(ConfigFormat.detect(in: Array("  [1]".utf8)) == .json)
         #expect(ConfigFormat.detect(in: Array("hello".utf8)) == nil)
@@ -186,7 +207,9 @@ import Testing
         _ = directory.file("FeatureGate.plist", Data(plist("<key>enabledFeatures</key><string>contacts</string>").utf8))
         let bundle = try #require(Bundle(path: directory.path))
         let reader = ConfigReader()
-        #expect(try reader.read(resource: "FeatureGate", withExtension: "plist", in: bundle).configuration.enabledFeatures == .contacts)
+        #expect(
+            try reader.read(resource: "FeatureGate", withExtension: "plist", in: bundle).configuration.enabledFeatures
+                == .contacts)
         #expect(try reader.read(resource: "FeatureGate.plist", in: bundle).format == .xml)
         #expect(throws: ConfigError.self) { try reader.read(resource: "Missing", withExtension: "plist", in: bundle) }
         do {
@@ -195,18 +218,22 @@ import Testing
             #expect(error.kind == .resourceNotFound)
             #expect(
                 error.description
-                    == #"Missing.plist: error: (root): no resource named "Missing.plist" in the bundle at \#(bundle.bundlePath)"#)
+                    == #"Missing.plist: error: (root): no resource named "Missing.plist" in the bundle at \#(bundle.bundlePath)"#
+            )
         }
     }
 
     @Test func anAlreadyParsedDictionaryIsRead() throws {
         let reader = ConfigReader()
-        let result = try reader.read(dictionary: ["enabledFeatures": ["push"], "resetEnabledFeatures": true, "other": 1])
+        let result = try reader.read(dictionary: [
+            "enabledFeatures": ["push"], "resetEnabledFeatures": true, "other": 1,
+        ])
         #expect(result.configuration == PrivacyConfiguration(enabledFeatures: .push, resetEnabledFeatures: true))
         #expect(result.format == nil)
         #expect(result.source == "<dictionary>")
         #expect(try reader.read(dictionary: ["enabledFeatures": 16]).configuration.enabledFeatures == .analytics)
-        #expect(try reader.read(dictionary: ["enabledFeatures": NSNumber(value: 4)]).configuration.enabledFeatures == .push)
+        #expect(
+            try reader.read(dictionary: ["enabledFeatures": NSNumber(value: 4)]).configuration.enabledFeatures == .push)
         #expect(try reader.read(dictionary: ["enabledFeatures": "all"]).configuration.enabledFeatures == .all)
         let nsArray = NSArray(array: [NSString(string: "analytics")])
         #expect(try reader.read(dictionary: ["enabledFeatures": nsArray]).configuration.enabledFeatures == .analytics)
@@ -218,7 +245,9 @@ import Testing
             try JSONSerialization.jsonObject(with: Data(#"{"enabledFeatures": [], "resetEnabledFeatures": true}"#.utf8))
                 as? [String: Any])
         #expect(try reader.read(dictionary: parsed).configuration.resetEnabledFeatures)
-        #expect(try reader.read(dictionary: ["enabledFeatures": [], "resetEnabledFeatures": NSNumber(value: true)]).configuration.resetEnabledFeatures)
+        #expect(
+            try reader.read(dictionary: ["enabledFeatures": [], "resetEnabledFeatures": NSNumber(value: true)])
+                .configuration.resetEnabledFeatures)
         #expect(throws: ConfigError.self) {
             try reader.read(dictionary: ["enabledFeatures": [], "resetEnabledFeatures": NSNumber(value: 1)])
         }

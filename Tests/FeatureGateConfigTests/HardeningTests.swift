@@ -13,7 +13,8 @@ import Testing
         #expect(arrays.lines == ["c: error: (root): line 1: containers are nested more than 64 levels deep"])
         let objects = outcome(String(repeating: #"{"a":"#, count: deep))
         #expect(objects.lines == ["c: error: (root): line 1: containers are nested more than 64 levels deep"])
-        let exactlyAtTheLimit = "{\"enabledFeatures\": [], \"x\": \(String(repeating: "[", count: 63))\(String(repeating: "]", count: 63))}"
+        let exactlyAtTheLimit =
+            "{\"enabledFeatures\": [], \"x\": \(String(repeating: "[", count: 63))\(String(repeating: "]", count: 63))}"
         #expect(outcome(exactlyAtTheLimit).features == [])
         let custom = outcome(json(enabled: "[[[]]]"), limits: ConfigLimits(maximumDepth: 2))
         #expect(custom.lines == ["c: error: (root): line 1: containers are nested more than 2 levels deep"])
@@ -38,9 +39,10 @@ import Testing
             return [0xA1, UInt8(next >> 8), UInt8(next & 0xFF)]
         }
         objects.append([0xA0])
-        #expect(outcome(handMadeBinaryPlist(objects, referenceSize: 2)).lines == [
-            "c: error: (root): containers are nested more than 64 levels deep"
-        ])
+        #expect(
+            outcome(handMadeBinaryPlist(objects, referenceSize: 2)).lines == [
+                "c: error: (root): containers are nested more than 64 levels deep"
+            ])
     }
 
     @Test func deeplyNestedDictionariesPassedInAreRefused() {
@@ -56,9 +58,10 @@ import Testing
 
     @Test func hugeArraysAreRefusedAtTheValueLimit() {
         let many = "[" + Array(repeating: "0", count: 150_000).joined(separator: ",") + "]"
-        #expect(outcome(#"{"enabledFeatures": [], "big": \#(many)}"#).lines == [
-            "c: error: (root): line 1: the document holds more than 100000 values"
-        ])
+        #expect(
+            outcome(#"{"enabledFeatures": [], "big": \#(many)}"#).lines == [
+                "c: error: (root): line 1: the document holds more than 100000 values"
+            ])
         let xml = plist("<key>big</key><array>" + String(repeating: "<true/>", count: 110_000) + "</array>")
         #expect(outcome(xml).lines == ["c: error: (root): line 4: the document holds more than 100000 values"])
     }
@@ -77,26 +80,30 @@ import Testing
     @Test func aBinaryPlistThatContainsItselfIsRefused() {
         // The top dictionary's value is an array holding that array.
         let objects: [[UInt8]] = [[0xD1, 1, 2], [0x5F, 0x10, 15] + Array("enabledFeatures".utf8), [0xA1, 2]]
-        #expect(outcome(handMadeBinaryPlist(objects, referenceSize: 1)).lines == [
-            "c: error: (root): the binary plist is corrupt: object 2 contains itself"
-        ])
+        #expect(
+            outcome(handMadeBinaryPlist(objects, referenceSize: 1)).lines == [
+                "c: error: (root): the binary plist is corrupt: object 2 contains itself"
+            ])
     }
 
     @Test func binaryPlistOffsetsAndReferencesOutsideTheFileAreRefused() {
         let objects: [[UInt8]] = [[0xD1, 1, 9], [0x5F, 0x10, 15] + Array("enabledFeatures".utf8)]
-        #expect(outcome(handMadeBinaryPlist(objects, referenceSize: 1)).lines == [
-            "c: error: (root): the binary plist is corrupt: object 0 refers to object 9 of 2"
-        ])
+        #expect(
+            outcome(handMadeBinaryPlist(objects, referenceSize: 1)).lines == [
+                "c: error: (root): the binary plist is corrupt: object 0 refers to object 9 of 2"
+            ])
         var bytes = handMadeBinaryPlist([[0xA5, 0, 0]], referenceSize: 1)
-        #expect(outcome(bytes).lines == [
-            "c: error: (root): the binary plist is corrupt: object 0 runs past the end of the object area"
-        ])
+        #expect(
+            outcome(bytes).lines == [
+                "c: error: (root): the binary plist is corrupt: object 0 runs past the end of the object area"
+            ])
         // An offset table entry pointing into the trailer.
         bytes = handMadeBinaryPlist([[0xA0]], referenceSize: 1)
         bytes[bytes.count - 33] = 0xF0
-        #expect(outcome(bytes).lines == [
-            "c: error: (root): the binary plist is corrupt: object 0 starts at byte 240, outside the object area"
-        ])
+        #expect(
+            outcome(bytes).lines == [
+                "c: error: (root): the binary plist is corrupt: object 0 starts at byte 240, outside the object area"
+            ])
         // A trailer that claims more objects than the file could hold.
         bytes = handMadeBinaryPlist([[0xA0]], referenceSize: 1)
         bytes[bytes.count - 20] = 0x7F
@@ -104,13 +111,18 @@ import Testing
     }
 
     @Test func nulBytesEndInADiagnostic() {
-        #expect(outcome(Array(json(enabled: "[\"push\0\"]").utf8)).lines == [
-            "c: error: (root): line 1, column 27: a string holds the control character U+0000"
-        ])
-        #expect(outcome(Array(#"{"enabledFeatures": ["push\u0000"]}"#.utf8)).lines == [
-            #"c: error: enabledFeatures[0]: line 1: unknown feature name "push\u{0}"; did you mean "push"?"#
-        ])
-        #expect(outcome([0x7B, 0x00]).lines == ["c: error: (root): line 1: the file is UTF-16 or UTF-32 text; save it as UTF-8"])
+        #expect(
+            outcome(Array(json(enabled: "[\"push\0\"]").utf8)).lines == [
+                "c: error: (root): line 1, column 27: a string holds the control character U+0000"
+            ])
+        #expect(
+            outcome(Array(#"{"enabledFeatures": ["push\u0000"]}"#.utf8)).lines == [
+                #"c: error: enabledFeatures[0]: line 1: unknown feature name "push\u{0}"; did you mean "push"?"#
+            ])
+        #expect(
+            outcome([0x7B, 0x00]).lines == [
+                "c: error: (root): line 1: the file is UTF-16 or UTF-32 text; save it as UTF-8"
+            ])
         #expect(outcome(Array(repeating: 0, count: 1_000)).lines.count == 1)
     }
 

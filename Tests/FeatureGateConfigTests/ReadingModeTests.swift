@@ -7,7 +7,9 @@ import Testing
 @Suite struct ReadingModeTests {
     @Test func strictRejectsAnUnknownNameWithItsKeyPathAndTheClosestName() throws {
         let error = try #require(readError(Data(json(enabled: #"["push", "analytics", "anlytics"]"#).utf8)))
-        #expect(error.description == #"c: error: enabledFeatures[2]: line 1: unknown feature name "anlytics"; did you mean "analytics"?"#)
+        #expect(
+            error.description
+                == #"c: error: enabledFeatures[2]: line 1: unknown feature name "anlytics"; did you mean "analytics"?"#)
         #expect(error.kind == .unknownName)
         #expect(error.keyPath == "enabledFeatures[2]")
         #expect(error.line == 1)
@@ -15,15 +17,17 @@ import Testing
         #expect(error.suggestion == "analytics")
         #expect(
             error.expected
-                == "in_app_automation, message_center, push, analytics, tags_and_attributes, contacts, feature_flags, all, none")
+                == "in_app_automation, message_center, push, analytics, tags_and_attributes, contacts, feature_flags, all, none"
+        )
         #expect(error.format == .json)
     }
 
-    @Test(arguments: [
-        ("inAppAutomation", "in_app_automation"), ("in-app-automation", "in_app_automation"),
-        ("messagecenter", "message_center"), ("pushh", "push"), ("feature_flag", "feature_flags"),
-        ("tags", nil), ("crash_reports", nil), ("alll", "all"), ("non", "none"),
-    ] as [(String, String?)])
+    @Test(
+        arguments: [
+            ("inAppAutomation", "in_app_automation"), ("in-app-automation", "in_app_automation"),
+            ("messagecenter", "message_center"), ("pushh", "push"), ("feature_flag", "feature_flags"),
+            ("tags", nil), ("crash_reports", nil), ("alll", "all"), ("non", "none"),
+        ] as [(String, String?)])
     func theSuggestionIsTheClosestValidName(name: String, suggestion: String?) throws {
         let error = try #require(readError(Data(json(enabled: "[\"\(name)\"]").utf8)))
         #expect(error.suggestion == suggestion)
@@ -38,7 +42,10 @@ import Testing
     @Test func suggestionsIncludeRegisteredFlags() throws {
         let error = try #require(readError(Data(json(enabled: #""crash_report""#).utf8), catalog: customCatalog))
         #expect(error.suggestion == "crash_reports")
-        #expect(error.description == #"c: error: enabledFeatures: line 1: unknown feature name "crash_report"; did you mean "crash_reports"?"#)
+        #expect(
+            error.description
+                == #"c: error: enabledFeatures: line 1: unknown feature name "crash_report"; did you mean "crash_reports"?"#
+        )
     }
 
     @Test func strictReportsEveryUnknownNameNotJustTheFirst() {
@@ -85,7 +92,8 @@ import Testing
     }
 
     @Test func airshipCompatibleModeReadsAMissingEnabledFeaturesAsAllWithAWarning() {
-        let result = outcome(#"{"productionAppKey": "k", "resetEnabledFeatures": true}"#, .airshipCompatible, catalog: customCatalog)
+        let result = outcome(
+            #"{"productionAppKey": "k", "resetEnabledFeatures": true}"#, .airshipCompatible, catalog: customCatalog)
         #expect(result.features == Feature.all.union(crashReports))
         #expect(result.reset == true)
         #expect(

@@ -209,8 +209,8 @@ package struct XMLPlistParser {
             let text = try readText(of: tag).trimmingCharacters(in: .whitespacesAndNewlines)
             return ConfigNode(.date(text), line: tag.line)
         case "data":
-            let text = try readText(of: tag)
-            guard let data = Data(base64Encoded: text, options: .ignoreUnknownCharacters) else {
+            let text = try readText(of: tag).filter { !$0.isWhitespace }
+            guard let data = Data(base64Encoded: text) else {
                 throw failure("<data> holds text that is not base64", line: tag.line, expected: "base64 text")
             }
             return ConfigNode(.data(byteCount: data.count), line: tag.line)
@@ -342,7 +342,8 @@ package struct XMLPlistParser {
         while true {
             guard let byte = peek else {
                 throw failure(
-                    "the file ends inside the <\(tag.name)> that starts on line \(tag.line)", expected: "</\(tag.name)>")
+                    "the file ends inside the <\(tag.name)> that starts on line \(tag.line)", expected: "</\(tag.name)>"
+                )
             }
             switch byte {
             case UInt8(ascii: "<"):
