@@ -29,7 +29,8 @@ struct Console {
     var outputIsTerminal: Bool { isatty(STDOUT_FILENO) == 1 }
 
     private func write(_ data: Data, to handle: FileHandle) {
-        // A closed pipe (`featuregate check … | head`) must not crash the tool.
+        // A failed write (a full disk) has nowhere to be reported. A closed pipe ends the process with SIGPIPE,
+        // as it does for any Unix tool.
         try? handle.write(contentsOf: data)
     }
 }

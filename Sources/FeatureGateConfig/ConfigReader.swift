@@ -94,10 +94,10 @@ public struct ConfigReader: Sendable {
     ///   - fileExtension: The extension, when `name` has none.
     ///   - bundle: The bundle to look in.
     public func read(
-        resource name: String, withExtension fileExtension: String? = nil, in bundle: Bundle
-    )
-        throws(ConfigError) -> ConfigReadResult
-    {
+        resource name: String,
+        withExtension fileExtension: String? = nil,
+        in bundle: Bundle
+    ) throws(ConfigError) -> ConfigReadResult {
         guard let url = bundle.url(forResource: name, withExtension: fileExtension) else {
             let fullName = fileExtension.map { "\(name).\($0)" } ?? name
             throw ConfigError(
@@ -117,10 +117,9 @@ public struct ConfigReader: Sendable {
     /// Booleans are told apart from integers even as `NSNumber`. The result's ``ConfigReadResult/format`` is `nil`,
     /// and diagnostics carry no lines.
     public func read(
-        dictionary: [String: Any], sourceName: String = "<dictionary>"
-    ) throws(ConfigError)
-        -> ConfigReadResult
-    {
+        dictionary: [String: Any],
+        sourceName: String = "<dictionary>"
+    ) throws(ConfigError) -> ConfigReadResult {
         let root: ConfigNode
         do {
             root = try FoundationValueBridge.node(from: dictionary, limits: limits)

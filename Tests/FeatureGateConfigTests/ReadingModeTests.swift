@@ -114,6 +114,17 @@ import Testing
         }
     }
 
+    @Test func aLookAlikeKeyNextToTheRealOneIsIgnoredWithAWarning() {
+        let result = outcome(#"{"enabledFeatures": [], "enabled_features": ["push"], "resetEnabledFeature": true}"#)
+        #expect(result.features == [])
+        #expect(result.reset == false)
+        #expect(
+            result.lines == [
+                #"c: warning: enabled_features: line 1: unknown key "enabled_features" ignored; did you mean "enabledFeatures"? Only enabledFeatures is read"#,
+                #"c: warning: resetEnabledFeature: line 1: unknown key "resetEnabledFeature" ignored; did you mean "resetEnabledFeatures"? Keys are case-sensitive, and resetEnabledFeatures is read as false"#,
+            ])
+    }
+
     @Test func keysFarFromEnabledFeaturesAreNotTakenForIt() {
         let result = outcome(#"{"disabledFeatures": ["push"]}"#, .airshipCompatible)
         #expect(result.features == .all)

@@ -17,10 +17,11 @@ package enum FoundationValueBridge {
     {
         try budget.countValue(line: nil)
         if type(of: value) == Bool.self, let flag = value as? Bool { return ConfigNode(.boolean(flag)) }
-        if let text = value as? String { return ConfigNode(.string(text)) }
-        if let number = value as? NSNumber, !(value is any BinaryInteger), !(value is any BinaryFloatingPoint) {
+        // Only real NSNumber objects here: a Swift Int would bridge to NSNumber too, and lose nothing below.
+        if type(of: value) is NSNumber.Type, let number = value as? NSNumber {
             return ConfigNode(numberValue(number))
         }
+        if let text = value as? String { return ConfigNode(.string(text)) }
         if let integer = value as? any BinaryInteger {
             if let signed = Int64(exactly: integer) { return ConfigNode(.integer(ConfigInteger(signed))) }
             if let unsigned = UInt64(exactly: integer) { return ConfigNode(.integer(ConfigInteger(unsigned))) }

@@ -74,6 +74,7 @@ package struct ConfigValidator {
                     + "or [\"all\"] to enable every feature")
             return nil
         }
+        reportIgnoredNearMisses(of: key, in: entries)
         return features(from: entry.value)
     }
 
@@ -230,6 +231,7 @@ package struct ConfigValidator {
             }
             return false
         }
+        reportIgnoredNearMisses(of: key, in: entries)
         guard case .boolean(let reset) = entry.value.value else {
             report(
                 .error, .wrongType, key, line: entry.value.line, found: entry.value.summary,
@@ -242,6 +244,16 @@ package struct ConfigValidator {
     }
 
     // MARK: - Reporting
+
+    /// Warns about keys that look like `key` when `key` itself is present: they are ignored, which may surprise.
+    private mutating func reportIgnoredNearMisses(of key: String, in entries: [ConfigNode.Entry]) {
+        for miss in entries where NameMatching.isNearMiss(miss.key, of: key) {
+            report(
+                .warning, .misspelledKey, miss.key, line: miss.line, found: "key \(quoted(miss.key))", expected: key,
+                suggestion: key,
+                "unknown key \(quoted(miss.key)) ignored; did you mean \(quoted(key))? Only \(key) is read")
+        }
+    }
 
     private mutating func reportDuplicates(of key: String, in matches: [ConfigNode.Entry]) {
         for duplicate in matches.dropFirst() {
