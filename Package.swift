@@ -46,7 +46,7 @@ let package = Package(
         ),
         .testTarget(
             name: "FeatureGateConfigTests",
-            dependencies: ["FeatureGate", "FeatureGateConfig", "FeatureGateCLI"]
+            dependencies: ["FeatureGate", "FeatureGateConfig", "FeatureGateCLI", "config-fuzzer"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -22,8 +22,13 @@ func featuregate(_ arguments: [String], in directory: TemporaryDirectory, input:
 
 /// Runs `featuregate` with `arguments` in the directory at `url`; creates nothing there.
 func featuregate(_ arguments: [String], in url: URL, input: Data = Data()) throws -> ToolRun {
+    try runBuiltExecutable("featuregate", arguments, in: url, input: input)
+}
+
+/// Runs an executable of the package, built next to the test bundle.
+func runBuiltExecutable(_ name: String, _ arguments: [String], in url: URL, input: Data = Data()) throws -> ToolRun {
     let process = Process()
-    process.executableURL = toolExecutable()
+    process.executableURL = builtExecutable(name)
     process.arguments = arguments
     process.currentDirectoryURL = url
     let io = URL(filePath: NSTemporaryDirectory()).appending(path: "featuregate-io-\(UUID().uuidString)")
@@ -46,13 +51,13 @@ func featuregate(_ arguments: [String], in url: URL, input: Data = Data()) throw
         errorOutput: String(decoding: try Data(contentsOf: paths[2]), as: UTF8.self))
 }
 
-/// The `featuregate` executable, built into the same directory as the test bundle.
-private func toolExecutable() -> URL {
+/// An executable of the package, built into the same directory as the test bundle.
+private func builtExecutable(_ name: String) -> URL {
     var directory = URL(filePath: CommandLine.arguments[0]).deletingLastPathComponent()
-    while !FileManager.default.fileExists(atPath: directory.appending(path: "featuregate").path(percentEncoded: false)),
+    while !FileManager.default.fileExists(atPath: directory.appending(path: name).path(percentEncoded: false)),
         directory.path(percentEncoded: false) != "/"
     {
         directory.deleteLastPathComponent()
     }
-    return directory.appending(path: "featuregate")
+    return directory.appending(path: name)
 }
