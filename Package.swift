@@ -13,6 +13,8 @@ let package = Package(
         .library(name: "FeatureGate", targets: ["FeatureGate"]),
         .library(name: "FeatureGateConfig", targets: ["FeatureGateConfig"]),
         .library(name: "NoopRuntime", targets: ["NoopRuntime"]),
+        // Not `featuregate` for the target: on a case-insensitive file system it would clash with FeatureGate.
+        .executable(name: "featuregate", targets: ["FeatureGateCLI"]),
     ],
     targets: [
         .target(
@@ -40,6 +42,19 @@ let package = Package(
         .testTarget(
             name: "NoopRuntimeTests",
             dependencies: ["FeatureGate", "NoopRuntime"]
+        ),
+        // FeatureGateConfig: the `featuregate` tool, and the config reader's fuzz target, which replays files
+        // in a plain build and runs libFuzzer when scripts/fuzz-config.sh builds it with -DFUZZING.
+        .executableTarget(name: "FeatureGateCLI", dependencies: ["FeatureGate", "FeatureGateConfig"]),
+        .executableTarget(
+            name: "config-fuzzer",
+            dependencies: ["FeatureGate", "FeatureGateConfig"],
+            path: "Tests/Fuzz/ConfigFuzzer",
+            exclude: ["Corpus", "config.dict"]
+        ),
+        .testTarget(
+            name: "FeatureGateConfigTests",
+            dependencies: ["FeatureGate", "FeatureGateConfig", "FeatureGateCLI", "config-fuzzer"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -1,0 +1,127 @@
+import FeatureGate
+import FeatureGateConfig
+import Foundation
+
+/// `featuregate explain FILE [--state STATE_FILE]`: every flag, on or off, and why.
+///
+/// The answer comes from a real ``PrivacyManager`` started with the config and an in-memory store holding the state
+/// file's record, so it follows the same precedence the app does (stored state over configuration, unless reset).
+enum ExplainCommand: ToolCommand {
+    static let name = "explain"
+    static let usage = "featuregate explain [--state STATE_FILE] [--lenient | --airship] [--flag NAME=BIT]... FILE"
+    static let flags: Set<String> = ReadingOptions.flags
+    static let valued: Set<String> = ReadingOptions.valued.union(["--state"])
+
+    static let help = """
+        OVERVIEW: Show every feature, on or off, and why.
+
+        Starts the gate as an app would: with FILE's configuration and, when given, the state a FileFeatureStore
+        saved (STATE_FILE, e.g. {"version":1,"enabledFeatures":17}). Stored state wins over the configuration
+        unless resetEnabledFeatures is true. Nothing is written; the state file is only read.
+
+        USAGE: \(usage)
+
+        OPTIONS:
+          --state STATE_FILE  The stored state to start from. Without it: a first launch, nothing stored.
+        \(ReadingOptions.help)
+          -h, --help          Show this help.
+
+        EXIT STATUS: 0 explained, 1 FILE is invalid or a file cannot be read, 2 usage error.
+        """
+
+    static func run(_ arguments: ParsedArguments, console: inout Console) throws(UsageError) -> Int32 {
+        let options = try ReadingOptions(arguments)
+        guard arguments.operands.count == 1, let file = arguments.operands.first else {
+            throw UsageError(message: arguments.operands.isEmpty ? "no FILE given" : "explain takes one FILE")
+        }
+        let statePath = try arguments.value("--state")
+        let result: ConfigReadResult
+        switch FeatureGateTool.load(file, with: options.reader) {
+        case .success(let read): result = read
+        case .failure(let error):
+            for diagnostic in error.diagnostics { console.err(diagnostic.description) }
+            return FeatureGateTool.failure
+        }
+        for warning in result.warnings { console.err(warning.description) }
+
+        var record: Data?
+        if let statePath {
+            do {
+                record = try Data(contentsOf: URL(filePath: statePath))
+            } catch {
+                console.err("\(statePath): error: (root): cannot read the state file: \(describe(error))")
+                return FeatureGateTool.failure
+            }
+        }
+        let catalog = options.reader.catalog
+        let configuration = result.configuration
+        let manager = PrivacyManager(
+            configuration: configuration, store: InMemoryFeatureStore(record: record), catalog: catalog)
+        for diagnostic in manager.startupDiagnostics {
+            console.err("\(statePath ?? "state"): warning: (root): \(describeStartup(diagnostic))")
+        }
+
+        let format = result.format.map { " (\($0))" } ?? ""
+        console.out("config: \(file)\(format)")
+        console.out("  enabledFeatures: \(list(catalog.names(of: configuration.enabledFeatures)))")
+        console.out("  resetEnabledFeatures: \(configuration.resetEnabledFeatures)")
+        if let statePath, let record {
+            let stored = (try? FeatureStateRecord.decode(record)).map { list(catalog.names(of: catalog.mask($0))) }
+            let note = configuration.resetEnabledFeatures ? " (discarded: resetEnabledFeatures is true)" : ""
+            console.out("state: \(statePath): \(stored ?? "unreadable")\(note)")
+        } else {
+            console.out("state: none (a first launch: nothing stored)")
+        }
+        console.out("")
+
+        let reasons = manager.reasons()
+        let width = max(4, reasons.map { (catalog.name(of: $0.feature) ?? "").count }.max() ?? 0) + 2
+        console.out(pad("FLAG", width) + "STATE  WHY")
+        for reason in reasons {
+            let flag = catalog.name(of: reason.feature) ?? "bit\(reason.feature.rawValue.trailingZeroBitCount)"
+            let state = reason.isEnabled ? "on     " : "off    "
+            console.out(pad(flag, width) + state + why(reason))
+        }
+        return FeatureGateTool.success
+    }
+
+    private static func why(_ reason: FeatureReason) -> String {
+        let named = reason.isLocallyEnabled ? "in enabledFeatures" : "not in enabledFeatures"
+        switch reason.source {
+        case .configuration: return "configuration: \(named)"
+        case .storedState:
+            return "stored state: \(reason.isLocallyEnabled ? "enabled" : "disabled") by the app or user earlier"
+        case .reset: return "configuration: \(named) (resetEnabledFeatures discarded the stored state)"
+        case .unreadableStoredState: return "configuration: \(named) (the stored state is unreadable)"
+        case .app: return "the app or user"
+        }
+    }
+
+    private static func describeStartup(_ diagnostic: PrivacyManagerDiagnostic) -> String {
+        switch diagnostic {
+        case .storedStateUnreadable(_, let error): "\(error); the app would use the configuration"
+        case .unknownFlagsDropped(_, let dropped):
+            "stored state has flags this catalog does not know (0x\(String(dropped.rawValue, radix: 16))); dropped"
+        default: "\(diagnostic)"
+        }
+    }
+
+    private static func describe(_ error: any Error) -> String {
+        let nsError = error as NSError
+        if let underlying = nsError.userInfo[NSUnderlyingErrorKey] as? NSError,
+            underlying.domain == NSPOSIXErrorDomain
+        {
+            return String(cString: strerror(Int32(underlying.code)))
+        }
+        if nsError.domain == NSCocoaErrorDomain && nsError.code == NSFileReadNoSuchFileError {
+            return "no such file"
+        }
+        return nsError.localizedDescription
+    }
+
+    private static func list(_ names: [String]) -> String { "[" + names.joined(separator: ", ") + "]" }
+
+    private static func pad(_ text: String, _ width: Int) -> String {
+        text + String(repeating: " ", count: max(1, width - text.count))
+    }
+}

@@ -1,0 +1,98 @@
+import FeatureGate
+import FeatureGateConfig
+import Foundation
+
+/// The `featuregate` command line: `check`, `explain` and `convert`.
+///
+/// Exit statuses: 0 success (every file valid), 1 a file is invalid or cannot be read or written, 2 a usage error.
+enum FeatureGateTool {
+    static let success: Int32 = 0
+    static let failure: Int32 = 1
+    static let usageFailure: Int32 = 2
+
+    static let overview = """
+        OVERVIEW: Check, explain and convert FeatureGate config files (XML plist, binary plist, JSON).
+
+        USAGE: featuregate <command> [options] FILE...
+
+        COMMANDS:
+          check     Validate config files: one line per problem, exit 1 if any file is invalid.
+          explain   Show every feature, on or off, and why (configuration, stored state, reset).
+          convert   Write a config as JSON, an XML plist or a binary plist.
+
+        Run 'featuregate <command> --help' for a command's options.
+        """
+
+    static func run(_ arguments: [String], console: inout Console) -> Int32 {
+        guard let command = arguments.first else {
+            console.err(overview)
+            return usageFailure
+        }
+        let rest = Array(arguments.dropFirst())
+        switch command {
+        case "check": return runCommand(CheckCommand.self, rest, console: &console)
+        case "explain": return runCommand(ExplainCommand.self, rest, console: &console)
+        case "convert": return runCommand(ConvertCommand.self, rest, console: &console)
+        case "--help", "-h", "help":
+            switch rest.first {
+            case "check": console.out(CheckCommand.help)
+            case "explain": console.out(ExplainCommand.help)
+            case "convert": console.out(ConvertCommand.help)
+            case nil: console.out(overview)
+            case let other?:
+                console.err("featuregate: error: unknown command '\(other)'")
+                return usageFailure
+            }
+            return success
+        default:
+            let hint =
+                NameMatching.closest(to: command, among: ["check", "explain", "convert"])
+                .map { "; did you mean '\($0)'?" } ?? ""
+            console.err("featuregate: error: unknown command '\(command)'\(hint)")
+            console.err("Run 'featuregate --help' for the commands.")
+            return usageFailure
+        }
+    }
+
+    private static func runCommand<Command: ToolCommand>(
+        _ command: Command.Type, _ arguments: [String], console: inout Console
+    ) -> Int32 {
+        do {
+            let parsed = try ParsedArguments(
+                arguments, flags: Command.flags.union(["--help", "-h"]), valued: Command.valued)
+            if parsed.flags.contains("--help") || parsed.flags.contains("-h") {
+                console.out(Command.help)
+                return success
+            }
+            return try Command.run(parsed, console: &console)
+        } catch {
+            console.err("featuregate \(Command.name): error: \(error.message)")
+            console.err("Usage: \(Command.usage)")
+            console.err("Run 'featuregate \(Command.name) --help' for more.")
+            return usageFailure
+        }
+    }
+
+    /// Reads one config operand: a path, or `-` for standard input.
+    static func load(_ operand: String, with reader: ConfigReader) -> Result<ConfigReadResult, ConfigError> {
+        do {
+            if operand == "-" {
+                let data = (try? FileHandle.standardInput.read(upToCount: reader.limits.maximumFileSize + 1)) ?? nil
+                return .success(try reader.read(data ?? Data(), sourceName: "<stdin>"))
+            }
+            return .success(try reader.read(contentsOf: URL(filePath: operand)))
+        } catch {
+            return .failure(error)
+        }
+    }
+}
+
+/// One subcommand: the options it takes, its help, and what it does.
+protocol ToolCommand {
+    static var name: String { get }
+    static var usage: String { get }
+    static var help: String { get }
+    static var flags: Set<String> { get }
+    static var valued: Set<String> { get }
+    static func run(_ arguments: ParsedArguments, console: inout Console) throws(UsageError) -> Int32
+}

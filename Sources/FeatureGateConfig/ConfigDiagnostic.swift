@@ -1,0 +1,118 @@
+/// One finding about a config: an error that makes the file invalid, or a warning about something dropped.
+///
+/// Every diagnostic says where (``source``, ``keyPath`` and, for XML and JSON, ``line``), what was ``found`` and
+/// what was ``expected``. ``description`` is the line `featuregate check` prints:
+///
+/// ```
+/// Config.plist: error: enabledFeatures[2]: line 9: unknown feature name "anlytics"; did you mean "analytics"?
+/// ```
+public struct ConfigDiagnostic: Sendable, Hashable, CustomStringConvertible {
+    /// Whether the diagnostic makes the config invalid.
+    public enum Severity: String, Sendable, Hashable {
+        /// The config is invalid; the reader returns no configuration.
+        case error
+        /// The config is valid; something was dropped or defaulted, and never widened.
+        case warning
+    }
+
+    /// What kind of problem this is. The same kind may be an error in one mode and a warning in another.
+    public enum Kind: String, Sendable, Hashable, CaseIterable {
+        /// The file could not be opened or read (it does not exist, is a directory, has no permission…).
+        case unreadableFile
+        /// The bundle has no resource with the requested name.
+        case resourceNotFound
+        /// The file is larger than ``ConfigLimits/maximumFileSize``.
+        case fileTooLarge
+        /// The file is empty or holds only whitespace.
+        case emptyFile
+        /// The text is not UTF-8 (UTF-16, invalid bytes, or a declared encoding other than UTF-8).
+        case invalidEncoding
+        /// The content is not an XML plist, a binary plist or JSON.
+        case unrecognizedFormat
+        /// The file is malformed or truncated; the message gives the line and column for XML and JSON.
+        case syntaxError
+        /// Containers are nested deeper than ``ConfigLimits/maximumDepth``.
+        case nestingTooDeep
+        /// The document holds more values than ``ConfigLimits/maximumValueCount``.
+        case tooManyValues
+        /// The top-level value is not a dictionary (a JSON array, say).
+        case notADictionary
+        /// `enabledFeatures` is missing (an error, except in Airship-compatible mode).
+        case missingKey
+        /// A key looks like a misspelling of `enabledFeatures` or `resetEnabledFeatures`.
+        case misspelledKey
+        /// `enabledFeatures` or `resetEnabledFeatures` appears twice.
+        case duplicateKey
+        /// A value has the wrong type (a boolean where names were expected, say).
+        case wrongType
+        /// `enabledFeatures` is a negative integer.
+        case negativeBitmask
+        /// `enabledFeatures` is an integer too large for 64 bits.
+        case bitmaskOutOfRange
+        /// A name that is not a flag of the catalog, `all` or `none` (an error in strict mode).
+        case unknownName
+        /// `enabledFeatures` lists more names than ``ConfigLimits/maximumNameCount``.
+        case tooManyNames
+        /// `chat` or `location`, flags Airship retired; always a warning, and never enables anything.
+        case retiredName
+        /// An empty name (an empty string, or an empty item of a comma-separated list); a warning.
+        case emptyName
+        /// `none` next to other names, which stay enabled; a warning.
+        case noneWithOtherNames
+        /// An integer bitmask with bits that are not flags of the catalog; they are dropped, with a warning.
+        case unknownBits
+        /// Airship-compatible mode enabled every flag because `enabledFeatures` is missing; a warning.
+        case defaultedToAll
+    }
+
+    /// Whether this is an error or a warning.
+    public let severity: Severity
+    /// What kind of problem this is.
+    public let kind: Kind
+    /// The file path, or the source name given to the reader (`<data>` and `<dictionary>` by default).
+    public let source: String
+    /// Where in the document: `enabledFeatures`, `enabledFeatures[2]`, or `(root)` for the whole file.
+    public let keyPath: String
+    /// The 1-based line, when the format has lines (XML, JSON) and the problem has a place.
+    public let line: Int?
+    /// What was found, e.g. `string "anlytics"` or `boolean true`; `nil` when nothing was there.
+    public let found: String?
+    /// What would have been accepted.
+    public let expected: String?
+    /// The closest valid name or key, for a likely misspelling.
+    public let suggestion: String?
+    /// A sentence saying what is wrong, starting with `line N: ` when the line is known. It does not repeat the
+    /// source or the key path.
+    public let message: String
+
+    /// The key path of diagnostics about the whole document.
+    public static let rootKeyPath = "(root)"
+
+    /// Creates a diagnostic. Readers create them; tools and tests may too.
+    public init(
+        severity: Severity,
+        kind: Kind,
+        source: String,
+        keyPath: String,
+        line: Int? = nil,
+        found: String? = nil,
+        expected: String? = nil,
+        suggestion: String? = nil,
+        message: String
+    ) {
+        self.severity = severity
+        self.kind = kind
+        self.source = source
+        self.keyPath = keyPath
+        self.line = line
+        self.found = found
+        self.expected = expected
+        self.suggestion = suggestion
+        self.message = message
+    }
+
+    /// `SOURCE: error|warning: KEYPATH: MESSAGE`, the line `featuregate check` prints.
+    public var description: String {
+        "\(source): \(severity.rawValue): \(keyPath): \(message)"
+    }
+}

@@ -1,0 +1,279 @@
+import FeatureGate
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#elseif canImport(Android)
+import Android
+#endif
+
+/// Reads `enabledFeatures` and `resetEnabledFeatures` from an XML plist, a binary plist or a JSON file, and
+/// enables exactly what it names.
+///
+/// ```swift
+/// let reader = ConfigReader(catalog: myCatalog)            // strict by default
+/// let result = try reader.read(contentsOf: configURL)
+/// let privacy = PrivacyManager(configuration: result.configuration, store: store, catalog: myCatalog)
+/// ```
+///
+/// ## What `enabledFeatures` accepts
+/// - an array of names: the catalog's flag names (`push`, `in_app_automation`, and any flag the SDK registered),
+///   `all` (every flag of the catalog) and `none`, ignoring ASCII case and surrounding whitespace. `none` next to
+///   other names turns nothing off: the other names still count (with a warning);
+/// - one comma-separated string of the same names (Airship 16–18): `"push, analytics"`;
+/// - an integer bitmask (Airship Android), masked to the catalog's flags; dropped bits get a warning.
+///
+/// `resetEnabledFeatures` is a boolean and defaults to `false`. Other top-level keys are ignored, so a whole
+/// `AirshipConfig.plist` loads. The retired Airship names `chat` and `location` are dropped with a warning in
+/// every mode. See ``ConfigReadingMode`` for unknown names and a missing `enabledFeatures`.
+///
+/// ## Failure
+/// Every entry point throws ``ConfigError`` with every error found, each with the source, key path, line (XML and
+/// JSON), what was found and what was expected. No input, however malformed, yields more features than it names;
+/// limits (``ConfigLimits``) keep huge or deeply nested input from costing more than a diagnostic.
+///
+/// The reader is a value with no state: use one from any thread.
+public struct ConfigReader: Sendable {
+    /// How unknown names and a missing `enabledFeatures` are treated.
+    public var mode: ConfigReadingMode
+    /// The flags and names the config may use; `all` means every flag in it.
+    public var catalog: FeatureCatalog
+    /// Size, depth and count limits.
+    public var limits: ConfigLimits
+
+    /// Creates a reader.
+    ///
+    /// - Parameters:
+    ///   - mode: ``ConfigReadingMode/strict`` unless you are loading files written for Airship.
+    ///   - catalog: The built-in flags, plus any your SDK registered, so configs can name them.
+    ///   - limits: Bounds on size, nesting and counts.
+    public init(mode: ConfigReadingMode = .strict, catalog: FeatureCatalog = .builtIn, limits: ConfigLimits = .default)
+    {
+        self.mode = mode
+        self.catalog = catalog
+        self.limits = limits
+    }
+
+    /// Reads a config file. The format is judged from the content, not the extension.
+    ///
+    /// The file is read once, up to ``ConfigLimits/maximumFileSize`` plus one byte; nothing is written.
+    /// Diagnostics name the file by `url.relativePath`, so a relative URL prints as it was given.
+    public func read(contentsOf url: URL) throws(ConfigError) -> ConfigReadResult {
+        let source = url.relativePath.isEmpty ? url.path(percentEncoded: false) : url.relativePath
+        let bytes: [UInt8]
+        do {
+            bytes = try Self.readFile(atPath: url.path(percentEncoded: false), limit: limits.maximumFileSize)
+        } catch {
+            throw ConfigError(source: source, format: nil, diagnostics: [error.diagnostic(source: source)])
+        }
+        return try read(bytes: bytes, source: source)
+    }
+
+    /// Reads a config from memory.
+    ///
+    /// - Parameter sourceName: The name diagnostics give the data, such as the path it came from.
+    public func read(_ data: Data, sourceName: String = "<data>") throws(ConfigError) -> ConfigReadResult {
+        guard data.count <= limits.maximumFileSize else {
+            throw ConfigError(
+                source: sourceName, format: nil,
+                diagnostics: [
+                    FileFailure.tooLarge(size: data.count, limit: limits.maximumFileSize).diagnostic(source: sourceName)
+                ])
+        }
+        return try read(bytes: [UInt8](data), source: sourceName)
+    }
+
+    /// Reads a config that ships as a bundle resource, such as `AirshipConfig.plist`.
+    ///
+    /// - Parameters:
+    ///   - name: The resource name, with or without its extension.
+    ///   - fileExtension: The extension, when `name` has none.
+    ///   - bundle: The bundle to look in.
+    public func read(
+        resource name: String,
+        withExtension fileExtension: String? = nil,
+        in bundle: Bundle
+    ) throws(ConfigError) -> ConfigReadResult {
+        guard let url = bundle.url(forResource: name, withExtension: fileExtension) else {
+            let fullName = fileExtension.map { "\(name).\($0)" } ?? name
+            throw ConfigError(
+                source: fullName, format: nil,
+                diagnostics: [
+                    ConfigDiagnostic(
+                        severity: .error, kind: .resourceNotFound, source: fullName,
+                        keyPath: ConfigDiagnostic.rootKeyPath, found: nil, expected: "a resource named \(fullName)",
+                        message: "no resource named \(quoted(fullName)) in the bundle at \(bundle.bundlePath)")
+                ])
+        }
+        return try read(contentsOf: url)
+    }
+
+    /// Reads a config that is already parsed, such as a dictionary inside `Info.plist`.
+    ///
+    /// Booleans are told apart from integers even as `NSNumber`. The result's ``ConfigReadResult/format`` is `nil`,
+    /// and diagnostics carry no lines.
+    public func read(
+        dictionary: [String: Any],
+        sourceName: String = "<dictionary>"
+    ) throws(ConfigError) -> ConfigReadResult {
+        let root: ConfigNode
+        do {
+            root = try FoundationValueBridge.node(from: dictionary, limits: limits)
+        } catch {
+            throw ConfigError(source: sourceName, format: nil, diagnostics: [error.diagnostic(source: sourceName)])
+        }
+        return try validate(root, format: nil, source: sourceName)
+    }
+
+    // MARK: - Pipeline
+
+    /// Detects the format, parses and validates. Every failure becomes a diagnostic.
+    package func read(bytes: [UInt8], source: String) throws(ConfigError) -> ConfigReadResult {
+        let (format, root) = try parse(bytes: bytes, source: source)
+        return try validate(root, format: format, source: source)
+    }
+
+    /// Detects the format and parses, without validating the keys.
+    package func parse(bytes: [UInt8], source: String) throws(ConfigError) -> (ConfigFormat, ConfigNode) {
+        func fail(_ failure: ParseFailure, _ format: ConfigFormat?) -> ConfigError {
+            ConfigError(source: source, format: format, diagnostics: [failure.diagnostic(source: source)])
+        }
+        if let failure = Self.encodingFailure(bytes) { throw fail(failure, nil) }
+        var body = bytes[...]
+        if body.starts(with: [0xEF, 0xBB, 0xBF]) { body = body.dropFirst(3) }
+        if body.allSatisfy(isJSONWhitespace) {
+            throw fail(
+                ParseFailure(
+                    .emptyFile,
+                    (body.isEmpty ? "the file is empty" : "the file holds only whitespace")
+                        + ": expected a dictionary with an enabledFeatures key",
+                    found: "\(bytes.count) bytes", expected: "a dictionary with an enabledFeatures key"),
+                nil)
+        }
+        guard let format = ConfigFormat.detect(in: bytes) else {
+            throw fail(Self.unrecognized(body), nil)
+        }
+        if format != .binary, let offset = firstInvalidUTF8Offset(in: bytes) {
+            throw fail(
+                ParseFailure(
+                    .invalidEncoding, line: lineNumber(of: offset, in: bytes),
+                    "byte 0x\(String(bytes[offset], radix: 16, uppercase: true)) at offset \(offset) is not UTF-8; "
+                        + "save the file as UTF-8",
+                    found: "byte 0x\(String(bytes[offset], radix: 16, uppercase: true))", expected: "UTF-8 text"),
+                format)
+        }
+        do {
+            switch format {
+            case .json: return (format, try JSONConfigParser.parse(bytes, limits: limits))
+            case .xml: return (format, try XMLPlistParser.parse(bytes, limits: limits))
+            case .binary: return (format, try BinaryPlistParser.parse(bytes, limits: limits))
+            }
+        } catch {
+            throw fail(error, format)
+        }
+    }
+
+    private func validate(
+        _ root: ConfigNode, format: ConfigFormat?, source: String
+    ) throws(ConfigError)
+        -> ConfigReadResult
+    {
+        var validator = ConfigValidator(mode: mode, catalog: catalog, limits: limits, source: source)
+        guard let configuration = validator.validate(root) else {
+            throw ConfigError(source: source, format: format, diagnostics: validator.diagnostics)
+        }
+        return ConfigReadResult(
+            configuration: configuration, format: format, source: source, warnings: validator.diagnostics,
+            ignoredKeys: validator.ignoredKeys)
+    }
+
+    /// UTF-16 and UTF-32 text, with or without a byte order mark, gets a clear message instead of a syntax error.
+    private static func encodingFailure(_ bytes: [UInt8]) -> ParseFailure? {
+        // Without a byte order mark, UTF-16 (or UTF-32) text starts with '<', '{', '[' or whitespace next to a NUL.
+        let starts = Array("<{[ \t\r\n".utf8)
+        let utf16 =
+            bytes.starts(with: [0xFE, 0xFF]) || bytes.starts(with: [0xFF, 0xFE])
+            || (bytes.count >= 2
+                && ((bytes[0] == 0 && starts.contains(bytes[1])) || (bytes[1] == 0 && starts.contains(bytes[0]))))
+        guard utf16 else { return nil }
+        return ParseFailure(
+            .invalidEncoding, line: 1, "the file is UTF-16 or UTF-32 text; save it as UTF-8",
+            found: "UTF-16 or UTF-32 text", expected: "UTF-8 text")
+    }
+
+    private static func unrecognized(_ body: ArraySlice<UInt8>) -> ParseFailure {
+        let start = body.drop(while: isJSONWhitespace).prefix(16)
+        let printable = start.allSatisfy { $0 >= 0x20 && $0 < 0x7F }
+        let found =
+            printable
+            ? quoted(String(decoding: start, as: UTF8.self))
+            : "bytes " + start.map { ($0 < 0x10 ? "0" : "") + String($0, radix: 16) }.joined(separator: " ")
+        let expected = "an XML plist (<?xml or <plist), a binary plist (bplist00) or a JSON object ({)"
+        return ParseFailure(
+            .unrecognizedFormat, "expected \(expected), found \(found)\(start.count == 16 ? "…" : "")",
+            found: found, expected: expected)
+    }
+
+    // MARK: - Files
+
+    private enum FileFailure: Error {
+        case system(operation: String, code: Int32)
+        /// `size` is `nil` when reading stopped at the limit, so the real size is unknown.
+        case tooLarge(size: Int?, limit: Int)
+
+        func diagnostic(source: String) -> ConfigDiagnostic {
+            switch self {
+            case .system(let operation, let code):
+                ConfigDiagnostic(
+                    severity: .error, kind: .unreadableFile, source: source, keyPath: ConfigDiagnostic.rootKeyPath,
+                    found: String(cString: strerror(code)), expected: "a readable file",
+                    message: "cannot \(operation) the file: \(String(cString: strerror(code)))")
+            case .tooLarge(let size, let limit):
+                ConfigDiagnostic(
+                    severity: .error, kind: .fileTooLarge, source: source, keyPath: ConfigDiagnostic.rootKeyPath,
+                    found: size.map { "\($0) bytes" } ?? "more than \(limit) bytes",
+                    expected: "at most \(limit) bytes",
+                    message: "the file is larger than \(limit) bytes, the most a config may be")
+            }
+        }
+    }
+
+    /// Reads at most `limit + 1` bytes, so a huge file or a device such as `/dev/zero` costs no more than that.
+    private static func readFile(atPath path: String, limit: Int) throws(FileFailure) -> [UInt8] {
+        var descriptor: Int32
+        repeat { descriptor = open(path, O_RDONLY | O_CLOEXEC) } while descriptor < 0 && errno == EINTR
+        guard descriptor >= 0 else { throw .system(operation: "open", code: errno) }
+        defer { close(descriptor) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        while bytes.count <= limit {
+            let wanted = min(chunk.count, limit + 1 - bytes.count)
+            let count = chunk.withUnsafeMutableBytes { buffer in systemRead(descriptor, buffer.baseAddress, wanted) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw .system(operation: "read", code: errno)
+            }
+            if count == 0 { return bytes }
+            bytes.append(contentsOf: chunk[0..<count])
+        }
+        throw .tooLarge(size: nil, limit: limit)
+    }
+}
+
+/// The C library's `read`, which the reader's own `read` methods hide.
+private func systemRead(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int {
+    read(descriptor, buffer, count)
+}
+
+extension ParseFailure {
+    /// The failure as an error at the root of the document.
+    func diagnostic(source: String) -> ConfigDiagnostic {
+        ConfigDiagnostic(
+            severity: .error, kind: kind, source: source, keyPath: ConfigDiagnostic.rootKeyPath, line: line,
+            found: found, expected: expected, message: placedMessage)
+    }
+}

@@ -1,0 +1,466 @@
+import Foundation
+
+/// A parser for XML property lists that remembers the line of every element and enforces the reader's limits.
+///
+/// It reads what Xcode and `plutil` write: an optional XML declaration, comments and a DOCTYPE, then
+/// `<plist>` around one value (a bare value is accepted too). Elements are `dict`, `array`, `string`, `key`,
+/// `integer`, `real`, `true`, `false`, `date` and `data`; text may use the five predefined entities, character
+/// references and CDATA sections. Foundation's parser was not used: it reports no line for values that parse but
+/// are wrong, it differs between platforms, and it has no depth limit. The input has been checked to be UTF-8.
+package struct XMLPlistParser {
+    private let bytes: [UInt8]
+    private var index = 0
+    private var line = 1
+    private var budget: ParseBudget
+
+    private struct Tag {
+        var name: String
+        var isSelfClosing: Bool
+        var line: Int
+    }
+
+    private init(bytes: [UInt8], limits: ConfigLimits) {
+        self.bytes = bytes
+        self.budget = ParseBudget(limits)
+    }
+
+    /// Parses a whole XML plist document.
+    package static func parse(_ bytes: [UInt8], limits: ConfigLimits) throws(ParseFailure) -> ConfigNode {
+        var parser = XMLPlistParser(bytes: bytes, limits: limits)
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { parser.index = 3 }
+        return try parser.parseDocument()
+    }
+
+    // MARK: - Document
+
+    private mutating func parseDocument() throws(ParseFailure) -> ConfigNode {
+        try skipMisc(inProlog: true)
+        guard peek == UInt8(ascii: "<") else {
+            throw failure(
+                peek == nil ? "the document has no element" : "expected '<', found \(describeByte(peek))",
+                expected: "<plist>")
+        }
+        let root = try readStartTag()
+        let value: ConfigNode
+        if root.name == "plist" {
+            if root.isSelfClosing {
+                throw failure("<plist/> holds no value", line: root.line, expected: "<plist><dict>…</dict></plist>")
+            }
+            try skipMisc()
+            if startsWith("</") || peek == nil {
+                throw failure("<plist> holds no value", expected: "<plist><dict>…</dict></plist>")
+            }
+            value = try parseValue(depth: 0)
+            try skipMisc()
+            try expectEndTag("plist")
+        } else {
+            value = try parseElement(root, depth: 0)
+        }
+        try skipMisc()
+        if index < bytes.count {
+            throw failure("found \(describeByte(peek)) after the end of the plist", expected: "the end of the file")
+        }
+        return value
+    }
+
+    /// Skips whitespace, comments and processing instructions (and, before the root, a DOCTYPE).
+    private mutating func skipMisc(inProlog: Bool = false) throws(ParseFailure) {
+        while true {
+            while let byte = peek, isJSONWhitespace(byte) { consume() }
+            if startsWith("<!--") {
+                try skipComment()
+            } else if startsWith("<?") {
+                try skipProcessingInstruction()
+            } else if inProlog && startsWith("<!DOCTYPE") {
+                try skipDoctype()
+            } else {
+                return
+            }
+        }
+    }
+
+    private mutating func skipComment() throws(ParseFailure) {
+        let startLine = line
+        try skip(past: "-->", what: "a comment", startLine: startLine, from: 4)
+    }
+
+    private mutating func skipProcessingInstruction() throws(ParseFailure) {
+        let startLine = line
+        let start = index
+        try skip(past: "?>", what: "a processing instruction", startLine: startLine, from: 2)
+        let text = String(decoding: bytes[start..<index], as: UTF8.self)
+        guard text.hasPrefix("<?xml ") || text.hasPrefix("<?xml\t") || text.hasPrefix("<?xml\n") else { return }
+        if let encoding = Self.declaredEncoding(in: text),
+            !["utf-8", "utf8", "us-ascii", "ascii"].contains(encoding.lowercased()),
+            bytes.contains(where: { $0 >= 0x80 })
+        {
+            throw ParseFailure(
+                .invalidEncoding, line: startLine,
+                "the XML declaration says encoding \(quoted(encoding)); only UTF-8 is read",
+                found: "encoding \(quoted(encoding))", expected: "UTF-8")
+        }
+    }
+
+    private static func declaredEncoding(in declaration: String) -> String? {
+        guard let range = declaration.range(of: "encoding") else { return nil }
+        var rest = declaration[range.upperBound...].drop { $0 == " " || $0 == "=" || $0 == "\t" }
+        guard let quote = rest.first, quote == "\"" || quote == "'" else { return nil }
+        rest = rest.dropFirst()
+        return String(rest.prefix { $0 != quote })
+    }
+
+    private mutating func skipDoctype() throws(ParseFailure) {
+        let startLine = line
+        var bracketDepth = 0
+        var quote: UInt8?
+        while let byte = peek {
+            consume()
+            if let open = quote {
+                if byte == open { quote = nil }
+            } else if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "'") {
+                quote = byte
+            } else if byte == UInt8(ascii: "[") {
+                bracketDepth += 1
+            } else if byte == UInt8(ascii: "]") {
+                bracketDepth -= 1
+            } else if byte == UInt8(ascii: ">") && bracketDepth <= 0 {
+                return
+            }
+        }
+        throw failure("the file ends inside the DOCTYPE that starts on line \(startLine)", expected: "'>'")
+    }
+
+    /// Moves past `terminator`, starting `offset` bytes in; fails at the end of the file.
+    private mutating func skip(
+        past terminator: StaticString, what: String, startLine: Int, from offset: Int
+    )
+        throws(ParseFailure)
+    {
+        for _ in 0..<offset { consume() }
+        while index < bytes.count {
+            if startsWith(terminator) {
+                for _ in 0..<terminator.utf8CodeUnitCount { consume() }
+                return
+            }
+            consume()
+        }
+        throw failure("the file ends inside \(what) that starts on line \(startLine)", expected: "'\(terminator)'")
+    }
+
+    // MARK: - Values
+
+    private mutating func parseValue(depth: Int) throws(ParseFailure) -> ConfigNode {
+        guard peek == UInt8(ascii: "<"), !startsWith("</") else {
+            throw failure(
+                "expected a value element, found \(startsWith("</") ? "a closing tag" : describeByte(peek))",
+                expected: Self.valueElements)
+        }
+        return try parseElement(readStartTag(), depth: depth)
+    }
+
+    private static let valueElements =
+        "<dict>, <array>, <string>, <integer>, <real>, <true/>, <false/>, <date> or <data>"
+
+    private mutating func parseElement(_ tag: Tag, depth: Int) throws(ParseFailure) -> ConfigNode {
+        try budget.countValue(line: tag.line)
+        switch tag.name {
+        case "dict":
+            try budget.checkDepth(depth + 1, line: tag.line)
+            return ConfigNode(try parseDictionary(tag, depth: depth + 1), line: tag.line)
+        case "array":
+            try budget.checkDepth(depth + 1, line: tag.line)
+            var elements: [ConfigNode] = []
+            if !tag.isSelfClosing {
+                while true {
+                    try skipMisc()
+                    if startsWith("</") {
+                        try expectEndTag("array")
+                        break
+                    }
+                    if peek == nil {
+                        throw failure(
+                            "the file ends inside the <array> that starts on line \(tag.line)", expected: "</array>")
+                    }
+                    elements.append(try parseValue(depth: depth + 1))
+                }
+            }
+            return ConfigNode(.array(elements), line: tag.line)
+        case "string":
+            return ConfigNode(.string(try readText(of: tag)), line: tag.line)
+        case "integer":
+            let text = try readText(of: tag).trimmingCharacters(in: .whitespacesAndNewlines)
+            guard let integer = ConfigInteger(decimal: Substring(text)) else {
+                throw failure("<integer> holds \(quoted(text))", line: tag.line, expected: "a decimal integer")
+            }
+            return ConfigNode(.integer(integer), line: tag.line)
+        case "real":
+            let text = try readText(of: tag).trimmingCharacters(in: .whitespacesAndNewlines)
+            guard Double(text) != nil else {
+                throw failure("<real> holds \(quoted(text))", line: tag.line, expected: "a decimal number")
+            }
+            return ConfigNode(.real(text), line: tag.line)
+        case "true", "false":
+            let text = try readText(of: tag)
+            guard text.allSatisfy(\.isWhitespace) else {
+                throw failure("<\(tag.name)> holds text", line: tag.line, expected: "<\(tag.name)/>")
+            }
+            return ConfigNode(.boolean(tag.name == "true"), line: tag.line)
+        case "date":
+            let text = try readText(of: tag).trimmingCharacters(in: .whitespacesAndNewlines)
+            return ConfigNode(.date(text), line: tag.line)
+        case "data":
+            let text = try readText(of: tag).filter { !$0.isWhitespace }
+            guard let data = Data(base64Encoded: text) else {
+                throw failure("<data> holds text that is not base64", line: tag.line, expected: "base64 text")
+            }
+            return ConfigNode(.data(byteCount: data.count), line: tag.line)
+        case "key":
+            throw failure("<key> outside a <dict>", line: tag.line, expected: Self.valueElements)
+        default:
+            throw failure("unknown element <\(tag.name)>", line: tag.line, expected: Self.valueElements)
+        }
+    }
+
+    private mutating func parseDictionary(_ tag: Tag, depth: Int) throws(ParseFailure) -> ConfigNode.Value {
+        var entries: [ConfigNode.Entry] = []
+        guard !tag.isSelfClosing else { return .dictionary(entries) }
+        while true {
+            try skipMisc()
+            if startsWith("</") {
+                try expectEndTag("dict")
+                return .dictionary(entries)
+            }
+            if peek == nil {
+                throw failure("the file ends inside the <dict> that starts on line \(tag.line)", expected: "</dict>")
+            }
+            guard peek == UInt8(ascii: "<") else {
+                throw failure("expected <key> or </dict>, found \(describeByte(peek))")
+            }
+            let keyTag = try readStartTag()
+            guard keyTag.name == "key" else {
+                throw failure(
+                    "expected <key> or </dict>, found <\(keyTag.name)>: every value in a <dict> follows a <key>",
+                    line: keyTag.line)
+            }
+            let key = try readText(of: keyTag)
+            try skipMisc()
+            if peek == nil {
+                throw failure("the file ends after the key \(quoted(key))", expected: Self.valueElements)
+            }
+            if startsWith("</") {
+                throw failure("the key \(quoted(key)) has no value", expected: Self.valueElements)
+            }
+            let value = try parseValue(depth: depth)
+            entries.append(ConfigNode.Entry(key: key, line: keyTag.line, value: value))
+        }
+    }
+
+    // MARK: - Tags and text
+
+    private mutating func readStartTag() throws(ParseFailure) -> Tag {
+        let tagLine = line
+        consume()  // <
+        let name = readName()
+        guard !name.isEmpty else {
+            throw failure("expected an element name after '<', found \(describeByte(peek))")
+        }
+        while true {
+            while let byte = peek, isJSONWhitespace(byte) { consume() }
+            if startsWith("/>") {
+                consume()
+                consume()
+                return Tag(name: name, isSelfClosing: true, line: tagLine)
+            }
+            if peek == UInt8(ascii: ">") {
+                consume()
+                return Tag(name: name, isSelfClosing: false, line: tagLine)
+            }
+            try skipAttribute(of: name)
+        }
+    }
+
+    private mutating func skipAttribute(of element: String) throws(ParseFailure) {
+        guard !readName().isEmpty else {
+            throw failure("expected an attribute, '>' or '/>' in <\(element)>, found \(describeByte(peek))")
+        }
+        while let byte = peek, isJSONWhitespace(byte) { consume() }
+        guard peek == UInt8(ascii: "=") else {
+            throw failure("expected '=' after an attribute name in <\(element)>, found \(describeByte(peek))")
+        }
+        consume()
+        while let byte = peek, isJSONWhitespace(byte) { consume() }
+        guard let quote = peek, quote == UInt8(ascii: "\"") || quote == UInt8(ascii: "'") else {
+            throw failure("expected a quoted attribute value in <\(element)>, found \(describeByte(peek))")
+        }
+        consume()
+        while let byte = peek, byte != quote {
+            if byte == UInt8(ascii: "<") {
+                throw failure("'<' inside an attribute value of <\(element)>")
+            }
+            consume()
+        }
+        guard peek != nil else { throw failure("the file ends inside a tag <\(element)>", expected: "'>'") }
+        consume()
+    }
+
+    private mutating func readName() -> String {
+        let start = index
+        while let byte = peek, Self.isNameByte(byte) { consume() }
+        return String(decoding: bytes[start..<index], as: UTF8.self)
+    }
+
+    private static func isNameByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"), UInt8(ascii: "-"), UInt8(ascii: "."),
+            UInt8(ascii: ":"):
+            true
+        default: byte >= 0x80
+        }
+    }
+
+    private mutating func expectEndTag(_ name: String) throws(ParseFailure) {
+        guard startsWith("</") else {
+            throw failure("expected </\(name)>, found \(describeByte(peek))")
+        }
+        let tagLine = line
+        consume()
+        consume()
+        let found = readName()
+        while let byte = peek, isJSONWhitespace(byte) { consume() }
+        guard found == name, peek == UInt8(ascii: ">") else {
+            let shown = "</\(found)" + (peek == UInt8(ascii: ">") ? ">" : "…")
+            throw failure("expected </\(name)>, found \(shown)", line: tagLine, expected: "</\(name)>")
+        }
+        consume()
+    }
+
+    /// The text of a simple element up to its end tag, with entities, character references and CDATA resolved.
+    private mutating func readText(of tag: Tag) throws(ParseFailure) -> String {
+        if tag.isSelfClosing { return "" }
+        var text: [UInt8] = []
+        while true {
+            guard let byte = peek else {
+                throw failure(
+                    "the file ends inside the <\(tag.name)> that starts on line \(tag.line)", expected: "</\(tag.name)>"
+                )
+            }
+            switch byte {
+            case UInt8(ascii: "<"):
+                if startsWith("</") {
+                    try expectEndTag(tag.name)
+                    return String(decoding: text, as: UTF8.self)
+                } else if startsWith("<![CDATA[") {
+                    let startLine = line
+                    for _ in 0..<9 { consume() }
+                    while !startsWith("]]>") {
+                        guard let inner = peek else {
+                            throw failure(
+                                "the file ends inside a CDATA section that starts on line \(startLine)",
+                                expected: "']]>'")
+                        }
+                        try checkCharacter(inner)
+                        text.append(inner)
+                        consume()
+                    }
+                    for _ in 0..<3 { consume() }
+                } else if startsWith("<!--") {
+                    try skipComment()
+                } else {
+                    consume()
+                    let name = readName()
+                    throw failure(
+                        "element <\(name)> inside <\(tag.name)>", line: line,
+                        expected: "text and then </\(tag.name)>")
+                }
+            case UInt8(ascii: "&"):
+                try readReference(into: &text)
+            case 0x0D:
+                // XML reads CR LF and a lone CR as LF.
+                consume()
+                if peek == 0x0A { consume() }
+                text.append(0x0A)
+            default:
+                try checkCharacter(byte)
+                text.append(byte)
+                consume()
+            }
+        }
+    }
+
+    private func checkCharacter(_ byte: UInt8) throws(ParseFailure) {
+        if byte < 0x20 && byte != 0x09 && byte != 0x0A && byte != 0x0D {
+            throw ParseFailure(
+                .syntaxError, line: line,
+                "the control character \(describeByte(byte)) is not allowed in XML",
+                found: describeByte(byte), expected: "text")
+        }
+    }
+
+    private mutating func readReference(into text: inout [UInt8]) throws(ParseFailure) {
+        let start = index
+        let startLine = line
+        consume()  // &
+        var name: [UInt8] = []
+        while let byte = peek, byte != UInt8(ascii: ";"), name.count < 12 {
+            name.append(byte)
+            consume()
+        }
+        let reference = String(decoding: name, as: UTF8.self)
+        guard peek == UInt8(ascii: ";") else {
+            index = start
+            line = startLine
+            throw failure("'&' does not start an entity such as &amp;", expected: "&amp; for a literal '&'")
+        }
+        consume()
+        switch reference {
+        case "lt": text.append(UInt8(ascii: "<"))
+        case "gt": text.append(UInt8(ascii: ">"))
+        case "amp": text.append(UInt8(ascii: "&"))
+        case "quot": text.append(UInt8(ascii: "\""))
+        case "apos": text.append(UInt8(ascii: "'"))
+        default:
+            var value: UInt32?
+            if reference.hasPrefix("#x") {
+                value = UInt32(reference.dropFirst(2), radix: 16)
+            } else if reference.hasPrefix("#") {
+                value = UInt32(reference.dropFirst(), radix: 10)
+            } else {
+                throw failure("unknown entity &\(reference);", expected: "&lt; &gt; &amp; &quot; &apos; or &#…;")
+            }
+            guard let value, Self.isXMLCharacter(value), let scalar = Unicode.Scalar(value) else {
+                throw failure("&\(reference); is not a character XML allows")
+            }
+            text.append(contentsOf: Array(String(scalar).utf8))
+        }
+    }
+
+    private static func isXMLCharacter(_ value: UInt32) -> Bool {
+        value == 0x9 || value == 0xA || value == 0xD || (0x20...0xD7FF).contains(value)
+            || (0xE000...0xFFFD).contains(value) || (0x10000...0x10FFFF).contains(value)
+    }
+
+    // MARK: - Bytes
+
+    private var peek: UInt8? { index < bytes.count ? bytes[index] : nil }
+
+    private func startsWith(_ prefix: StaticString) -> Bool {
+        prefix.withUTF8Buffer { startsWith($0) }
+    }
+
+    private func startsWith(_ prefix: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard bytes.count - index >= prefix.count else { return false }
+        for offset in 0..<prefix.count where bytes[index + offset] != prefix[offset] { return false }
+        return true
+    }
+
+    private mutating func consume() {
+        let byte = bytes[index]
+        index += 1
+        if byte == 0x0A || (byte == 0x0D && peek != 0x0A) { line += 1 }
+    }
+
+    private func failure(_ message: String, line: Int? = nil, expected: String? = nil) -> ParseFailure {
+        ParseFailure(.syntaxError, line: line ?? self.line, message, found: describeByte(peek), expected: expected)
+    }
+}

@@ -1,0 +1,351 @@
+import FeatureGate
+import FeatureGateConfig
+import Foundation
+import Testing
+
+/// The `featuregate` executable, run as a subprocess: output lines, JSON, exit statuses and usage errors.
+@Suite struct CommandLineToolTests {
+    /// A fresh directory of sample files; the caller removes it.
+    private func fixtures() -> TemporaryDirectory {
+        let directory = TemporaryDirectory()
+        _ = directory.file("clean.json", Data(json(enabled: #"["push", "analytics"]"#).utf8))
+        _ = directory.file("warned.json", Data(json(enabled: #"["push", "chat"]"#).utf8))
+        _ = directory.file("typo.json", Data("{\n  \"enabledFeatures\": [\"pussh\"]\n}\n".utf8))
+        _ = directory.file("airship.plist", Data(plist("<key>productionAppKey</key><string>k</string>").utf8))
+        _ = directory.file("custom.json", Data(json(enabled: #"["crash_reports", "push"]"#).utf8))
+        _ = directory.file(
+            "reset.plist",
+            Data(plist("<key>enabledFeatures</key><string>push</string>\n<key>resetEnabledFeatures</key><true/>").utf8))
+        _ = directory.file("state.json", FeatureStateRecord.encode([.analytics, .contacts]))
+        return directory
+    }
+
+    // MARK: - check
+
+    @Test func checkPrintsNothingForACleanFileAndExitsZero() throws {
+        let directory = fixtures()
+        defer { directory.cleanUp() }
+        let run = try featuregate(["check", "clean.json"], in: directory)
+        #expect(run.status == 0)
+        #expect(run.output.isEmpty)
+        #expect(run.errorOutput.isEmpty)
+    }
+
+    @Test func checkPrintsOneLinePerDiagnosticAndExitsOneWhenAnyFileIsInvalid() throws {
+        let directory = fixtures()
+        defer { directory.cleanUp() }
+        let run = try featuregate(["check", "clean.json", "warned.json", "typo.json", "airship.plist"], in: directory)
+        #expect(run.status == 1)
+        #expect(
+            run.lines == [
+                #"warned.json: warning: enabledFeatures[1]: line 1: "chat" is a feature Airship retired; ignored"#,
+                #"typo.json: error: enabledFeatures[0]: line 2: unknown feature name "pussh"; did you mean "push"?"#,
+                #"airship.plist: error: enabledFeatures: missing: write an empty array ([]) to start with every feature off until the app enables some, or ["all"] to enable every feature"#,
+            ])
+    }
+
+    @Test func warningsAloneLeaveTheExitStatusZero() throws {
+        let directory = fixtures()
+        defer { directory.cleanUp() }
+        let run = try featuregate(["check", "warned.json"], in: directory)
+        #expect(run.status == 0)
+        #expect(run.lines.count == 1)
+    }
+
+    @Test func checkJSONPrintsOneObjectPerFileWithTheDocumentedKeys() throws {
+        let directory = fixtures()
+        defer { directory.cleanUp() }
+        let run = try featuregate(["check", "--json", "warned.json", "typo.json", "missing.json"], in: directory)
+        #expect(run.status == 1)
+        #expect(
+            run.lines == [
+                #"{"file":"warned.json","valid":true,"format":"json","enabledFeatures":["push"],"resetEnabledFeatures":false,"diagnostics":[{"severity":"warning","keyPath":"enabledFeatures[1]","message":"line 1: \"chat\" is a feature Airship retired; ignored"}]}"#,
+                #"{"file":"typo.json","valid":false,"format":"json","enabledFeatures":null,"resetEnabledFeatures":null,"diagnostics":[{"severity":"error","keyPath":"enabledFeatures[0]","message":"line 2: unknown feature name \"pussh\"; did you mean \"push\"?"}]}"#,
+                #"{"file":"missing.json","valid":false,"format":null,"enabledFeatures":null,"resetEnabledFeatures":null,"diagnostics":[{"severity":"error","keyPath":"(root)","message":"cannot open the file: No such file or directory"}]}"#,
+            ])
+        for line in run.lines {
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            #expect(
+                Set(object.keys) == [
+                    "file", "valid", "format", "enabledFeatures", "resetEnabledFeatures", "diagnostics",
+                ])
+        }
+        let clean = try featuregate(["check", "--json", "clean.json"], in: directory)
+        #expect(clean.status == 0)
+        #expect(
+            clean.lines == [
+                #"{"file":"clean.json","valid":true,"format":"json","enabledFeatures":["analytics","push"],"resetEnabledFeatures":false,"diagnostics":[]}"#
+            ])
+    }
+
+    @Test func lenientAndAirshipSelectTheModes() throws {
+        let directory = fixtures()
+        defer { directory.cleanUp() }
+        let lenient = try featuregate(["check", "--lenient", "typo.json"], in: directory)
+        #expect(lenient.status == 0)
+        #expect(
+            lenient.lines == [
+                #"typo.json: warning: enabledFeatures[0]: line 2: unknown feature name "pussh" ignored; did you mean "push"?"#
+            ])
+        let airship = try featuregate(["check", "--airship", "--json", "airship.plist"], in: directory)
+        #expect(airship.status == 0)
+        #expect(
+            airship.output.contains(
+                #""enabledFeatures":["analytics","contacts","feature_flags","in_app_automation","message_center","push","tags_and_attributes"]"#
+            ))
+        #expect(try featuregate(["check", "--lenient", "airship.plist"], in: directory).status == 1)
+    }
+
+    @Test func flagAcceptsAnSDKsOwnFlags() throws {
+        let directory = fixtures()
+        defer { directory.cleanUp() }
+        #expect(try featuregate(["check", "custom.json"], in: directory).status == 1)
+        let run = try featuregate(["check", "--json", "--flag", "crash_reports=16", "custom.json"], in: directory)
+        #expect(run.status == 0)
+        #expect(run.output.contains(#""enabledFeatures":["crash_reports","push"]"#))
+        let inline = try featuregate(["check", "--flag=crash_reports=16", "custom.json"], in: directory)
+        #expect(inline.status == 0)
+    }
+
+    @Test func aDashReadsStandardInput() throws {
+        let directory = fixtures()
+        defer { directory.cleanUp() }
+        let run = try featuregate(["check", "-"], in: directory, input: Data(json(enabled: #"["pish"]"#).utf8))
+        #expect(run.status == 1)
+        #expect(
+            run.lines == [
+                #"<stdin>: error: enabledFeatures[0]: line 1: unknown feature name "pish"; did you mean "push"?"#
+            ])
+    }
+
+    // MARK: - Usage
+
+    @Test(arguments: [
+        ([], "OVERVIEW: Check, explain and convert FeatureGate config files (XML plist, binary plist, JSON)."),
+        (["chek", "x"], "featuregate: error: unknown command 'chek'; did you mean 'check'?"),
+        (["check"], "featuregate check: error: no FILE given"),
+        (["check", "--jsn", "x"], "featuregate check: error: unknown option '--jsn'; did you mean '--json'?"),
+        (["check", "--state", "s", "x"], "featuregate check: error: unknown option '--state'"),
+        (["check", "--json=yes", "x"], "featuregate check: error: option '--json' takes no value"),
+        (
+            ["check", "--flag", "crash=3", "x"],
+            "featuregate check: error: --flag crash=3: expected NAME=BIT with BIT in 16...31, e.g. --flag crash_reports=16"
+        ),
+        (
+            ["check", "--flag", "push=16", "x"],
+            #"featuregate check: error: --flag push=16: feature name "push" is already registered"#
+        ),
+        (["check", "--flag"], "featuregate check: error: option '--flag' needs a value"),
+        (["explain"], "featuregate explain: error: no FILE given"),
+        (["explain", "a", "b"], "featuregate explain: error: explain takes one FILE"),
+        (
+            ["explain", "--state", "a", "--state", "b", "c"],
+            "featuregate explain: error: option '--state' is given more than once"
+        ),
+        (["convert", "x"], "featuregate convert: error: --to json|xml|binary is required"),
+        (["convert", "x", "--to", "yaml"], "featuregate convert: error: --to yaml: expected json, xml or binary"),
+        (
+            ["convert", "x", "--to", "json", "-o", "a", "--output", "b"],
+            "featuregate convert: error: give -o or --output, not both"
+        ),
+        (["help", "nothing"], "featuregate: error: unknown command 'nothing'"),
+    ])
+    func usageErrorsExitTwoWithAClearMessage(arguments: [String], message: String) throws {
+        let directory = fixtures()
+        defer { directory.cleanUp() }
+        let run = try featuregate(arguments, in: directory)
+        #expect(run.status == 2)
+        #expect(run.errorLines.first == message)
+        #expect(run.output.isEmpty)
+    }
+
+    @Test func usageErrorsOfACommandShowItsUsage() throws {
+        let directory = fixtures()
+        defer { directory.cleanUp() }
+        let run = try featuregate(["check", "--bogus", "x"], in: directory)
+        #expect(
+            run.errorLines == [
+                "featuregate check: error: unknown option '--bogus'",
+                "Usage: featuregate check [--json] [--lenient | --airship] [--flag NAME=BIT]... FILE...",
+                "Run 'featuregate check --help' for more.",
+            ])
+    }
+
+    @Test(arguments: [
+        (["--help"], "USAGE: featuregate <command> [options] FILE..."),
+        (["help"], "USAGE: featuregate <command> [options] FILE..."),
+        (
+            ["check", "--help"],
+            "USAGE: featuregate check [--json] [--lenient | --airship] [--flag NAME=BIT]... FILE..."
+        ),
+        (["help", "check"], "USAGE: featuregate check [--json] [--lenient | --airship] [--flag NAME=BIT]... FILE..."),
+        (
+            ["explain", "-h"],
+            "USAGE: featuregate explain [--state STATE_FILE] [--lenient | --airship] [--flag NAME=BIT]... FILE"
+        ),
+        (
+            ["convert", "--help", "--to", "yaml"],
+            "USAGE: featuregate convert FILE --to json|xml|binary [-o OUT] [--lenient | --airship] [--flag NAME=BIT]..."
+        ),
+    ])
+    func helpWorksOnEveryCommand(arguments: [String], usage: String) throws {
+        let directory = fixtures()
+        defer { directory.cleanUp() }
+        let run = try featuregate(arguments, in: directory)
+        #expect(run.status == 0)
+        #expect(run.lines.contains(usage))
+        #expect(run.errorOutput.isEmpty)
+    }
+
+    // MARK: - explain
+
+    @Test func explainShowsEveryFlagAndWhyOnAFirstLaunch() throws {
+        let directory = fixtures()
+        defer { directory.cleanUp() }
+        let run = try featuregate(["explain", "clean.json"], in: directory)
+        #expect(run.status == 0)
+        #expect(
+            run.lines == [
+                "config: clean.json (json)",
+                "  enabledFeatures: [push, analytics]",
+                "  resetEnabledFeatures: false",
+                "state: none (a first launch: nothing stored)",
+                "",
+                "FLAG                 STATE  WHY",
+                "in_app_automation    off    configuration: not in enabledFeatures",
+                "message_center       off    configuration: not in enabledFeatures",
+                "push                 on     configuration: in enabledFeatures",
+                "analytics            on     configuration: in enabledFeatures",
+                "tags_and_attributes  off    configuration: not in enabledFeatures",
+                "contacts             off    configuration: not in enabledFeatures",
+                "feature_flags        off    configuration: not in enabledFeatures",
+            ])
+    }
+
+    @Test func explainWithAStateFileShowsTheStoredStateWinning() throws {
+        let directory = fixtures()
+        defer { directory.cleanUp() }
+        let run = try featuregate(["explain", "clean.json", "--state", "state.json"], in: directory)
+        #expect(run.status == 0)
+        #expect(run.lines[3] == "state: state.json: [analytics, contacts]")
+        #expect(run.lines[8] == "push                 off    stored state: disabled by the app or user earlier")
+        #expect(run.lines[11] == "contacts             on     stored state: enabled by the app or user earlier")
+    }
+
+    @Test func explainWithResetShowsTheStoredStateDiscarded() throws {
+        let directory = fixtures()
+        defer { directory.cleanUp() }
+        let run = try featuregate(["explain", "--state=state.json", "reset.plist"], in: directory)
+        #expect(run.status == 0)
+        #expect(run.lines[3] == "state: state.json: [analytics, contacts] (discarded: resetEnabledFeatures is true)")
+        #expect(
+            run.lines[8]
+                == "push                 on     configuration: in enabledFeatures (resetEnabledFeatures discarded the stored state)"
+        )
+        #expect(
+            run.lines[11]
+                == "contacts             off    configuration: not in enabledFeatures (resetEnabledFeatures discarded the stored state)"
+        )
+        // The state file is only read.
+        #expect(
+            try Data(contentsOf: directory.url.appending(path: "state.json"))
+                == FeatureStateRecord.encode([.analytics, .contacts]))
+    }
+
+    @Test func explainWithAnUnreadableStateFallsBackToTheConfigurationAndSaysSo() throws {
+        let directory = fixtures()
+        defer { directory.cleanUp() }
+        _ = directory.file("corrupt.json", Data("{\"version\":".utf8))
+        let run = try featuregate(["explain", "clean.json", "--state", "corrupt.json"], in: directory)
+        #expect(run.status == 0)
+        #expect(
+            run.errorLines == [
+                #"corrupt.json: warning: (root): stored features are malformed: expected {"version": 1, "enabledFeatures": <bitmask>}, found "{"version":" (11 bytes); the app would use the configuration"#
+            ])
+        #expect(run.lines[3] == "state: corrupt.json: unreadable")
+        #expect(
+            run.lines[8]
+                == "push                 on     configuration: in enabledFeatures (the stored state is unreadable)")
+    }
+
+    @Test func explainFailsOnAMissingStateFileOrAnInvalidConfig() throws {
+        let directory = fixtures()
+        defer { directory.cleanUp() }
+        let missing = try featuregate(["explain", "clean.json", "--state", "nope.json"], in: directory)
+        #expect(missing.status == 1)
+        #expect(missing.errorLines == ["nope.json: error: (root): cannot read the state file: no such file"])
+        let invalid = try featuregate(["explain", "typo.json"], in: directory)
+        #expect(invalid.status == 1)
+        #expect(invalid.output.isEmpty)
+        #expect(
+            invalid.errorLines == [
+                #"typo.json: error: enabledFeatures[0]: line 2: unknown feature name "pussh"; did you mean "push"?"#
+            ])
+    }
+
+    // MARK: - convert
+
+    @Test func convertWritesTheConfigInAnotherFormat() throws {
+        let directory = fixtures()
+        defer { directory.cleanUp() }
+        let run = try featuregate(["convert", "clean.json", "--to", "json"], in: directory)
+        #expect(run.status == 0)
+        #expect(
+            run.output
+                == "{\n  \"enabledFeatures\": [\n    \"analytics\",\n    \"push\"\n  ],\n  \"resetEnabledFeatures\": false\n}\n"
+        )
+        for format in ["xml", "binary"] {
+            let out = "out.\(format)"
+            let converted = try featuregate(["convert", "reset.plist", "--to", format, "-o", out], in: directory)
+            #expect(converted.status == 0)
+            #expect(converted.output.isEmpty)
+            let result = try ConfigReader().read(contentsOf: directory.url.appending(path: out))
+            #expect(result.format == ConfigFormat(rawValue: format))
+            #expect(result.configuration == PrivacyConfiguration(enabledFeatures: .push, resetEnabledFeatures: true))
+        }
+    }
+
+    @Test func convertListsTheKeysItDoesNotCarryOver() throws {
+        let directory = fixtures()
+        defer { directory.cleanUp() }
+        _ = directory.file(
+            "full.plist",
+            Data(
+                plist(
+                    "<key>site</key><string>EU</string><key>enabledFeatures</key><array/><key>inProduction</key><true/>"
+                ).utf8))
+        let run = try featuregate(["convert", "full.plist", "--to", "json", "--output", "full.json"], in: directory)
+        #expect(run.status == 0)
+        #expect(
+            run.errorLines == [
+                "featuregate convert: note: not converted: site, inProduction (only enabledFeatures and resetEnabledFeatures are written)"
+            ])
+        #expect(
+            try ConfigReader().read(contentsOf: directory.url.appending(path: "full.json")).configuration
+                .enabledFeatures == [])
+    }
+
+    @Test func convertOfAnInvalidFileWritesNothingAndExitsOne() throws {
+        let directory = fixtures()
+        defer { directory.cleanUp() }
+        let run = try featuregate(["convert", "typo.json", "--to", "xml", "-o", "never.plist"], in: directory)
+        #expect(run.status == 1)
+        #expect(
+            run.errorLines == [
+                #"typo.json: error: enabledFeatures[0]: line 2: unknown feature name "pussh"; did you mean "push"?"#
+            ])
+        #expect(
+            !FileManager.default.fileExists(
+                atPath: directory.url.appending(path: "never.plist").path(percentEncoded: false)))
+    }
+
+    @Test func convertReportsAnOutputItCannotWrite() throws {
+        let directory = fixtures()
+        defer { directory.cleanUp() }
+        let run = try featuregate(
+            ["convert", "clean.json", "--to", "json", "-o", "no/such/dir/out.json"], in: directory)
+        #expect(run.status == 1)
+        #expect(
+            run.errorLines.first?.hasPrefix("featuregate convert: error: cannot write no/such/dir/out.json: ") == true)
+    }
+}
