@@ -1,0 +1,133 @@
+import Benchmark
+import FeatureGate
+import Foundation
+import Synchronization
+
+/// A gate as the contention harness drives it: checks from readers, flips from a writer.
+///
+/// Every gate checks the same flag (`.analytics`, always on) and flips a different one in the same word (`.push`), so
+/// readers always get the same answer while the writer keeps invalidating the word they read.
+protocol ContendedGate: Sendable {
+    /// One check, as an SDK's hot path makes it.
+    func check() -> Bool
+    /// Turns `.push` on or off through the gate's own write path.
+    func flip(_ on: Bool)
+}
+
+extension PrivacyManager: ContendedGate {
+    func check() -> Bool {
+        isEnabled(.analytics)
+    }
+
+    /// Flips through the remote kill switch: a real change of the effective set that every reader sees, and one
+    /// that neither persists nor allocates, so the read side's allocation budget can be checked while it runs.
+    func flip(_ on: Bool) {
+        remoteDisabledFeatures = on ? [] : .push
+    }
+}
+
+/// The metric a contended benchmark records per sample: how many times the toggler flipped the flag while the
+/// sample ran, so a report can show that every gate ran under the same contention.
+enum ContentionMetric {
+    static var flips: BenchmarkMetric {
+        .custom("Toggler flips", polarity: .prefersLarger, useScalingFactor: false)
+    }
+}
+
+/// "Two threads read while a third toggles a flag", built the same way around every gate so that contended results
+/// compare like with like.
+///
+/// The benchmark's own thread is one reader. For each sample it hands the second reader a batch of the same number of
+/// checks (``startReader(calls:)``), makes its own, and waits for the second reader to finish
+/// (``waitForReader()``): a sample is the time for both threads to get their checks done. Measuring only one thread
+/// would flatter a lock, which can let one reader run while it parks the other.
+///
+/// The toggler flips once per ``togglePeriodMicroseconds`` (plus the scheduler's slack) and sleeps in between: on a
+/// two-core machine a spinning toggler would take a core from the readers, and the measurement would be about the
+/// scheduler instead of the gate. Threads start in the benchmark's `setup` and stop in its `teardown`; ``start()``
+/// returns only once both are in their loops and the write path has run once, so no thread start-up or first-use
+/// allocation lands in a measured sample. The loops themselves allocate nothing.
+final class Contention<Gate: ContendedGate>: Sendable {
+    /// How long the toggler sleeps between flips.
+    static var togglePeriodMicroseconds: UInt32 { 20 }
+
+    private let gate: Gate
+    private let running = Atomic<Bool>(false)
+    private let toggles = Atomic<Int>(0)
+    private let batch = Atomic<Int>(0)
+    private let batchesStarted = Atomic<Int>(0)
+    private let batchesDone = Atomic<Int>(0)
+    private let ready = DispatchSemaphore(value: 0)
+    private let exited = DispatchSemaphore(value: 0)
+
+    init(_ gate: Gate) {
+        self.gate = gate
+    }
+
+    /// Starts the second reader and the toggler, and returns once both are running.
+    func start() {
+        running.store(true, ordering: .sequentiallyConsistent)
+        Thread { [self] in
+            var hits = 0
+            var seen = batchesStarted.load(ordering: .acquiring)
+            ready.signal()
+            while running.load(ordering: .relaxed) {
+                let started = batchesStarted.load(ordering: .acquiring)
+                guard started != seen else { continue }
+                seen = started
+                for _ in 0..<batch.load(ordering: .relaxed) { hits &+= gate.check() ? 1 : 0 }
+                batchesDone.store(started, ordering: .releasing)
+            }
+            blackHole(hits)
+            exited.signal()
+        }.start()
+        Thread { [self] in
+            gate.flip(false)
+            gate.flip(true)
+            ready.signal()
+            var on = true
+            while running.load(ordering: .relaxed) {
+                on.toggle()
+                gate.flip(on)
+                toggles.add(1, ordering: .relaxed)
+                usleep(Self.togglePeriodMicroseconds)
+            }
+            gate.flip(true)
+            exited.signal()
+        }.start()
+        ready.wait()
+        ready.wait()
+    }
+
+    /// Hands the second reader `calls` checks to make now.
+    func startReader(calls: Int) {
+        batch.store(calls, ordering: .relaxed)
+        batchesStarted.add(1, ordering: .releasing)
+    }
+
+    /// Waits until the second reader has made the checks handed to it by ``startReader(calls:)``.
+    func waitForReader() {
+        let started = batchesStarted.load(ordering: .relaxed)
+        while batchesDone.load(ordering: .acquiring) != started {}
+    }
+
+    /// How many flips the toggler has made so far.
+    var flips: Int {
+        toggles.load(ordering: .relaxed)
+    }
+
+    /// Ends `benchmark`'s measured region, then records the flips made since `start` as ``ContentionMetric/flips``.
+    func recordFlips(since start: Int, in benchmark: Benchmark) {
+        benchmark.stopMeasurement()
+        benchmark.measurement(ContentionMetric.flips, flips - start)
+    }
+
+    /// Stops both threads and waits until they have exited. Returns how many flips the toggler made.
+    @discardableResult
+    func stop() -> Int {
+        running.store(false, ordering: .sequentiallyConsistent)
+        exited.wait()
+        exited.wait()
+        return flips
+    }
+}

@@ -1,0 +1,155 @@
+#!/usr/bin/env python3
+"""Runs every FeatureGate benchmark once and reports it against its budgets.
+
+    python3 Benchmarks/report.py
+
+One run of the harness (ordo-one/benchmark) is stored as the baseline `latest`; everything below is read from it:
+
+1. Allocation budgets (gated): the harness's own `thresholds check` against Benchmarks/Thresholds/, then every
+   sample of every budgeted benchmark must show zero mallocs (the harness checks the 90th percentile only).
+2. Per-call medians, allocations per call, and the toggler's flip rate for contended benchmarks.
+3. Ratio budgets (reported, not gated: timings on a shared two-core machine are not deterministic).
+
+Exits non-zero if a benchmark fails or an allocation budget is broken. Ratios never change the exit status.
+Needs only python3 and the Swift toolchain.
+"""
+
+import json
+import re
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parent
+TARGET = "FeatureGateBenchmarks"
+BASELINE = "latest"
+EXPORT = PACKAGE / ".build" / "benchmark-report"
+THRESHOLDS = PACKAGE / "Thresholds"
+
+# Ratio budgets: (what, numerator benchmark, denominator benchmark, "<=" or ">=", bound).
+# Benchmark 6 adds "config load <= 1.5 x bare decode" rows here, one per format.
+RATIO_BUDGETS = [
+    ("isEnabled ÷ raw load, one thread", "Gate.isEnabled", "Floor.rawLoad", "<=", 2),
+    ("isEnabled ÷ raw load, contended", "Gate.isEnabled.contended", "Floor.rawLoad.contended", "<=", 2),
+    ("Airship-style ÷ isEnabled, one thread", "AirshipStyle.isEnabled", "Gate.isEnabled", ">=", 10),
+    ("Airship-style ÷ isEnabled, contended", "AirshipStyle.isEnabled.contended", "Gate.isEnabled.contended", ">=", 50),
+]
+
+METRICS = {"wallClock": "time", "mallocCountTotal": "mallocs", "Toggler_flips": "flips"}
+
+
+def harness(*arguments, check=True):
+    """Runs `swift package ... benchmark <arguments>` in the benchmark package and returns its exit status."""
+    command = ["swift", "package", "--allow-writing-to-package-directory", "benchmark", *arguments]
+    print("$ " + " ".join(command), flush=True)
+    status = subprocess.run(command, cwd=PACKAGE).returncode
+    if check and status != 0:
+        sys.exit(f"report.py: the benchmark harness failed (exit status {status})")
+    return status
+
+
+def calls_per_sample():
+    """Reads how many calls each benchmark makes per sample (its scaling factor) from the stored baseline."""
+    results = json.loads((PACKAGE / ".benchmarkBaselines" / TARGET / BASELINE / "results.json").read_text())["results"]
+    calls = {}
+    for key, metric_results in zip(results[::2], results[1::2]):
+        calls[key["name"]] = metric_results[0]["scalingFactor"]
+    return calls
+
+
+def samples():
+    """Reads the exported samples: {benchmark: {"time" | "mallocs" | "flips": [raw value per sample]}}."""
+    pattern = re.compile(rf"^{BASELINE}\.{TARGET}\.(.+)\.({'|'.join(METRICS)})\.histogram\.samples\.tsv$")
+    found = {}
+    for path in EXPORT.iterdir():
+        match = pattern.match(path.name)
+        if not match:
+            continue
+        lines = path.read_text().splitlines()
+        header, values = lines[0], [int(line) for line in lines[1:] if line.strip()]
+        # Every metric is configured with raw units (ns, counts); a scaled unit would make "zero" approximate.
+        if re.search(r"\((K|M|G|T|P|μs|ms|s)\)", header):
+            sys.exit(f"report.py: {path.name} is not in raw units ({header!r})")
+        found.setdefault(match.group(1), {})[METRICS[match.group(2)]] = values
+    return found
+
+
+def budgeted_benchmarks():
+    """The benchmarks with a zero-allocation budget: those with a thresholds file saying mallocCountTotal is 0."""
+    budgeted = []
+    for path in sorted(THRESHOLDS.glob(f"{TARGET}.*.p90.json")):
+        if json.loads(path.read_text()).get("mallocCountTotal") == 0:
+            budgeted.append(path.name[len(TARGET) + 1 : -len(".p90.json")])
+    return budgeted
+
+
+def nanoseconds(value):
+    return f"{value:.2f}" if value < 10 else f"{value:,.0f}"
+
+
+def main():
+    for stale in EXPORT.glob("*.tsv") if EXPORT.exists() else []:
+        stale.unlink()
+    EXPORT.mkdir(parents=True, exist_ok=True)
+
+    harness("baseline", "update", BASELINE, "--no-progress")
+    harness_check = harness("thresholds", "check", BASELINE, "--no-progress", check=False)
+    harness("baseline", "read", BASELINE, "--format", "histogramSamples", "--path", str(EXPORT), "--no-progress")
+
+    calls = calls_per_sample()
+    data = samples()
+    budgeted = budgeted_benchmarks()
+    failures = []
+    if harness_check != 0:
+        failures.append(f"the harness's thresholds check failed (exit status {harness_check})")
+
+    median_per_call = {}
+    print("\n## Per call (medians over samples; every sample makes the stated number of calls)\n")
+    print("| benchmark | calls/sample | median ns/call | p90 ns/call | mallocs/call (max sample) | toggler flips/ms | allocation budget |")
+    print("|---|---:|---:|---:|---:|---:|---|")
+    for name in sorted(data):
+        series, n = data[name], calls[name]
+        times = sorted(series["time"])
+        median = statistics.median(times) / n
+        p90 = times[min(len(times) - 1, int(0.9 * len(times)))] / n
+        median_per_call[name] = median
+        mallocs = series.get("mallocs", [])
+        worst = max(mallocs, default=0)
+        flips = "—"
+        if "flips" in series:
+            flips = f"{sum(series['flips']) / (sum(series['time']) / 1e6):.1f}"
+        budget = "—"
+        if name in budgeted:
+            budget = "0: holds" if worst == 0 else f"0: BROKEN ({worst} in one sample)"
+            if worst != 0:
+                failures.append(f"{name}: {worst} mallocs in one sample, budget 0")
+        print(f"| `{name}` | {n:,} | {nanoseconds(median)} | {nanoseconds(p90)} | "
+              f"{worst / n:g} ({worst}) | {flips} | {budget} |")
+
+    for name in budgeted:
+        if name not in data:
+            failures.append(f"{name}: has an allocation budget but did not run")
+
+    print("\n## Ratios (from the medians above, one run)\n")
+    print("| ratio | measured | budget | |")
+    print("|---|---:|---:|---|")
+    for what, numerator, denominator, relation, bound in RATIO_BUDGETS:
+        if numerator not in median_per_call or denominator not in median_per_call:
+            print(f"| {what} | not run | {relation} {bound} | |")
+            continue
+        ratio = median_per_call[numerator] / median_per_call[denominator]
+        holds = ratio <= bound if relation == "<=" else ratio >= bound
+        print(f"| {what} | {ratio:.2f} | {relation} {bound} | {'holds' if holds else 'MISSED'} |")
+
+    print()
+    if failures:
+        print("Allocation budgets broken:\n  " + "\n  ".join(failures))
+        return 1
+    print(f"Allocation budgets hold: {', '.join(budgeted)} (zero mallocs in every sample).")
+    print("Ratios are reported, not gated.")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
