@@ -26,6 +26,8 @@ TARGET = "FeatureGateBenchmarks"
 BASELINE = "latest"
 EXPORT = PACKAGE / ".build" / "benchmark-report"
 THRESHOLDS = PACKAGE / "Thresholds"
+# Allocates exactly once per call; if it counts less, the allocation counter is not working and zero proves nothing.
+CANARY = "Harness.mallocCanary"
 
 # Ratio budgets: (what, numerator benchmark, denominator benchmark, "<=" or ">=", bound).
 # Benchmark 6 adds "config load <= 1.5 x bare decode" rows here, one per format.
@@ -127,6 +129,10 @@ def main():
         print(f"| `{name}` | {n:,} | {nanoseconds(median)} | {nanoseconds(p90)} | "
               f"{worst / n:g} ({worst}) | {flips} | {budget} |")
 
+    canary = data.get(CANARY, {}).get("mallocs", [])
+    if not canary or min(canary) < calls.get(CANARY, 0):
+        failures.append(f"{CANARY}: counted {min(canary, default=0)} mallocs in a sample of {calls.get(CANARY)} "
+                        "calls that each allocate once: the harness is not counting allocations")
     for name in budgeted:
         if name not in data:
             failures.append(f"{name}: has an allocation budget but did not run")

@@ -8,4 +8,5 @@ let benchmarks: @Sendable () -> Void = {
     // 4 (to come, GatedIOBenchmarks.swift): a gated transport call and event-buffer `track` with the gate closed.
     registerObserverBenchmarks()  // 5: toggling a feature with 0, 1, 10 and 100 observers
     // 6 (to come, ConfigBenchmarks.swift): loading a config as XML plist, binary plist and JSON beside a bare decode.
+    registerHarnessBenchmarks()  // proves the allocation counter is live
 }
