@@ -17,7 +17,7 @@ func registerAirshipStyleBenchmarks() {
     let contention = Contention(gate)
     Benchmark(
         "AirshipStyle.isEnabled.contended",
-        configuration: .reported(calls: .kilo, contended: true),
+        configuration: .reported(calls: .kilo, extraMetrics: [ContentionMetric.flips]),
         closure: { benchmark in
             let flips = contention.flips
             contention.startReader(calls: benchmark.scaledIterations.count)

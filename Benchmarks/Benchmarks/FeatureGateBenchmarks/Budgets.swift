@@ -17,21 +17,22 @@ enum Budget {
 }
 
 extension Benchmark.Configuration {
-    /// A read-side benchmark with a zero-allocation budget. `calls` is how many calls one sample makes; `contended`
-    /// adds the toggler's flip count to the metrics.
-    static func allocationFree(calls: BenchmarkScalingFactor, contended: Bool = false) -> Self {
-        var configuration = reported(calls: calls, contended: contended)
+    /// A read-side benchmark with a zero-allocation budget. `calls` is how many calls one sample makes; `extraMetrics`
+    /// are custom metrics the benchmark records (raw counts).
+    static func allocationFree(calls: BenchmarkScalingFactor, extraMetrics: [BenchmarkMetric] = []) -> Self {
+        var configuration = reported(calls: calls, extraMetrics: extraMetrics)
         configuration.thresholds = Budget.zeroAllocations
         return configuration
     }
 
     /// A benchmark whose time and allocations are reported, not budgeted.
-    static func reported(calls: BenchmarkScalingFactor, contended: Bool = false) -> Self {
-        Self(
-            metrics: [.wallClock, .mallocCountTotal] + (contended ? [ContentionMetric.flips] : []),
+    static func reported(calls: BenchmarkScalingFactor, extraMetrics: [BenchmarkMetric] = []) -> Self {
+        let counts = [.mallocCountTotal] + extraMetrics
+        return Self(
+            metrics: [.wallClock] + counts,
             timeUnits: .nanoseconds,
             // Raw counts, never rounded to thousands: "zero" must mean zero.
-            units: [.mallocCountTotal: .count, ContentionMetric.flips: .count],
+            units: Dictionary(uniqueKeysWithValues: counts.map { ($0, BenchmarkUnits.count) }),
             warmupIterations: 3,
             scalingFactor: calls,
             maxDuration: .seconds(1),

@@ -34,34 +34,53 @@ enum ContentionMetric {
     }
 }
 
+/// Which of a ``Contention``'s two gates a batch of checks goes to.
+enum ContendedSide: Int {
+    case first, second
+}
+
 /// "Two threads read while a third toggles a flag", built the same way around every gate so that contended results
 /// compare like with like.
 ///
-/// The benchmark's own thread is one reader. For each sample it hands the second reader a batch of the same number of
-/// checks (``startReader(calls:)``), makes its own, and waits for the second reader to finish
-/// (``waitForReader()``): a sample is the time for both threads to get their checks done. Measuring only one thread
-/// would flatter a lock, which can let one reader run while it parks the other.
+/// The benchmark's own thread is one reader. For each batch it hands the second reader the same number of checks on
+/// the same gate (``startReader(calls:on:)``), makes its own, and waits for the second reader to finish
+/// (``waitForReader()``): a batch takes as long as both threads need to get their checks done. Measuring only one
+/// thread would flatter a lock, which can let one reader run while it parks the other.
+///
+/// A harness may hold two gates, for paired samples: one sample times a batch on each, back to back, under the same
+/// conditions, so that load from other processes on a shared machine hits both sides of a ratio alike. Its toggler
+/// flips both gates each period.
 ///
 /// The toggler flips once per ``togglePeriodMicroseconds`` (plus the scheduler's slack) and sleeps in between: on a
 /// two-core machine a spinning toggler would take a core from the readers, and the measurement would be about the
 /// scheduler instead of the gate. Threads start in the benchmark's `setup` and stop in its `teardown`; ``start()``
-/// returns only once both are in their loops and the write path has run once, so no thread start-up or first-use
+/// returns only once both are in their loops and each write path has run once, so no thread start-up or first-use
 /// allocation lands in a measured sample. The loops themselves allocate nothing.
-final class Contention<Gate: ContendedGate>: Sendable {
+final class Contention<First: ContendedGate, Second: ContendedGate>: Sendable {
     /// How long the toggler sleeps between flips.
     static var togglePeriodMicroseconds: UInt32 { 20 }
 
-    private let gate: Gate
+    private let first: First
+    private let second: Second?
     private let running = Atomic<Bool>(false)
     private let toggles = Atomic<Int>(0)
     private let batch = Atomic<Int>(0)
+    private let batchSide = Atomic<Int>(0)
     private let batchesStarted = Atomic<Int>(0)
     private let batchesDone = Atomic<Int>(0)
     private let ready = DispatchSemaphore(value: 0)
     private let exited = DispatchSemaphore(value: 0)
 
-    init(_ gate: Gate) {
-        self.gate = gate
+    /// A harness around one gate.
+    init(_ gate: First) where Second == First {
+        first = gate
+        second = nil
+    }
+
+    /// A harness around two gates, for paired samples.
+    init(_ first: First, _ second: Second) {
+        self.first = first
+        self.second = second
     }
 
     /// Starts the second reader and the toggler, and returns once both are running.
@@ -75,43 +94,54 @@ final class Contention<Gate: ContendedGate>: Sendable {
                 let started = batchesStarted.load(ordering: .acquiring)
                 guard started != seen else { continue }
                 seen = started
-                for _ in 0..<batch.load(ordering: .relaxed) { hits &+= gate.check() ? 1 : 0 }
+                let calls = batch.load(ordering: .relaxed)
+                if batchSide.load(ordering: .relaxed) == ContendedSide.first.rawValue {
+                    for _ in 0..<calls { hits &+= first.check() ? 1 : 0 }
+                } else if let second {
+                    for _ in 0..<calls { hits &+= second.check() ? 1 : 0 }
+                }
                 batchesDone.store(started, ordering: .releasing)
             }
             blackHole(hits)
             exited.signal()
         }.start()
         Thread { [self] in
-            gate.flip(false)
-            gate.flip(true)
+            flipAll(false)
+            flipAll(true)
             ready.signal()
             var on = true
             while running.load(ordering: .relaxed) {
                 on.toggle()
-                gate.flip(on)
+                flipAll(on)
                 toggles.add(1, ordering: .relaxed)
                 usleep(Self.togglePeriodMicroseconds)
             }
-            gate.flip(true)
+            flipAll(true)
             exited.signal()
         }.start()
         ready.wait()
         ready.wait()
     }
 
-    /// Hands the second reader `calls` checks to make now.
-    func startReader(calls: Int) {
+    private func flipAll(_ on: Bool) {
+        first.flip(on)
+        second?.flip(on)
+    }
+
+    /// Hands the second reader `calls` checks to make now, on the gate of `side`.
+    func startReader(calls: Int, on side: ContendedSide = .first) {
         batch.store(calls, ordering: .relaxed)
+        batchSide.store(side.rawValue, ordering: .relaxed)
         batchesStarted.add(1, ordering: .releasing)
     }
 
-    /// Waits until the second reader has made the checks handed to it by ``startReader(calls:)``.
+    /// Waits until the second reader has made the checks handed to it by ``startReader(calls:on:)``.
     func waitForReader() {
         let started = batchesStarted.load(ordering: .relaxed)
         while batchesDone.load(ordering: .acquiring) != started {}
     }
 
-    /// How many flips the toggler has made so far.
+    /// How many times the toggler has flipped so far.
     var flips: Int {
         toggles.load(ordering: .relaxed)
     }
@@ -122,12 +152,10 @@ final class Contention<Gate: ContendedGate>: Sendable {
         benchmark.measurement(ContentionMetric.flips, flips - start)
     }
 
-    /// Stops both threads and waits until they have exited. Returns how many flips the toggler made.
-    @discardableResult
-    func stop() -> Int {
+    /// Stops both threads and waits until they have exited.
+    func stop() {
         running.store(false, ordering: .sequentiallyConsistent)
         exited.wait()
         exited.wait()
-        return flips
     }
 }
