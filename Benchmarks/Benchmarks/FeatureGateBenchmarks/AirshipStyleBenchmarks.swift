@@ -2,7 +2,7 @@ import Benchmark
 import FeatureGate
 
 /// Benchmark 3: the Airship-style gate (``AirshipStyleGate``), read path on one thread and contended (the same
-/// harness as `Gate.isEnabled.contended`), and its write path.
+/// ``Contention`` harness as `Contended.isEnabled-vs-rawLoad`, around this gate alone), and its write path.
 func registerAirshipStyleBenchmarks() {
     let gate = AirshipStyleGate(enabledFeatures: [.analytics, .push])
 
@@ -17,7 +17,7 @@ func registerAirshipStyleBenchmarks() {
     let contention = Contention(gate)
     Benchmark(
         "AirshipStyle.isEnabled.contended",
-        configuration: .reported(calls: .kilo, extraMetrics: [ContentionMetric.flips]),
+        configuration: .reported(calls: .kilo, extraMetrics: ContentionMetric.all),
         closure: { benchmark in
             let flips = contention.flips
             contention.startReader(calls: benchmark.scaledIterations.count)
@@ -27,7 +27,7 @@ func registerAirshipStyleBenchmarks() {
             }
             contention.waitForReader()
             blackHole(hits)
-            contention.recordFlips(since: flips, in: benchmark)
+            contention.recordContention(flipsAtStart: flips, in: benchmark)
         },
         setup: { contention.start() },
         teardown: { contention.stop() }

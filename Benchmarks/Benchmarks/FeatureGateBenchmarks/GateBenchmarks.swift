@@ -40,7 +40,7 @@ func registerGateBenchmarks() {
     let contention = Contention(manager, raw)
     Benchmark(
         "Contended.isEnabled-vs-rawLoad",
-        configuration: .allocationFree(calls: .mega, extraMetrics: [ContentionMetric.flips] + PairedMetric.all),
+        configuration: .allocationFree(calls: .mega, extraMetrics: ContentionMetric.all + PairedMetric.all),
         closure: { benchmark in
             let flips = contention.flips
             let calls = benchmark.scaledIterations.count
@@ -79,7 +79,7 @@ func registerGateBenchmarks() {
                 rawLoadTime = timeRawLoad()
                 isEnabledTime = timeIsEnabled()
             }
-            contention.recordFlips(since: flips, in: benchmark)
+            contention.recordContention(flipsAtStart: flips, in: benchmark)
             PairedMetric.record(isEnabled: isEnabledTime, rawLoad: rawLoadTime, calls: calls, in: benchmark)
         },
         setup: { contention.start() },

@@ -26,12 +26,30 @@ extension PrivacyManager: ContendedGate {
     }
 }
 
-/// The metric a contended benchmark records per sample: how many times the toggler flipped the flag while the
-/// sample ran, so a report can show that every gate ran under the same contention.
+/// What a contended benchmark records per sample, besides time and allocations.
 enum ContentionMetric {
+    /// How many times the toggler flipped while the sample ran, so a report can show that every gate ran under the
+    /// same contention.
     static var flips: BenchmarkMetric {
         .custom("Toggler flips", polarity: .prefersLarger, useScalingFactor: false)
     }
+
+    /// How much of the sample the two readers spent running at the same time, in percent. On a busy two-core machine
+    /// the readers can end up taking turns on one core; then nothing contends and the sample says nothing about
+    /// contention, which a report must say instead of printing a ratio as if it did.
+    static var overlap: BenchmarkMetric {
+        .custom("Reader overlap pct", polarity: .prefersLarger, useScalingFactor: false)
+    }
+
+    /// Both, for a benchmark's configuration.
+    static var all: [BenchmarkMetric] { [flips, overlap] }
+}
+
+/// Nanoseconds on the monotonic clock, read without allocating.
+func monotonicNanoseconds() -> Int {
+    var now = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &now)
+    return now.tv_sec * 1_000_000_000 + now.tv_nsec
 }
 
 /// Which of a ``Contention``'s two gates a batch of checks goes to.
@@ -51,6 +69,9 @@ enum ContendedSide: Int {
 /// conditions, so that load from other processes on a shared machine hits both sides of a ratio alike. Its toggler
 /// flips both gates each period.
 ///
+/// Waits spin briefly and then yield the core, so that the threads still make progress when other processes leave the
+/// two readers only one core between them.
+///
 /// The toggler flips once per ``togglePeriodMicroseconds`` (plus the scheduler's slack) and sleeps in between: on a
 /// two-core machine a spinning toggler would take a core from the readers, and the measurement would be about the
 /// scheduler instead of the gate. Threads start in the benchmark's `setup` and stop in its `teardown`; ``start()``
@@ -68,6 +89,13 @@ final class Contention<First: ContendedGate, Second: ContendedGate>: Sendable {
     private let batchSide = Atomic<Int>(0)
     private let batchesStarted = Atomic<Int>(0)
     private let batchesDone = Atomic<Int>(0)
+    // Batch timings for ContentionMetric.overlap: the reader's run, the measured thread's run, and the running sums
+    // (overlapping nanoseconds, spanned nanoseconds) since the last recorded sample.
+    private let readerStart = Atomic<Int>(0)
+    private let readerEnd = Atomic<Int>(0)
+    private let measuredStart = Atomic<Int>(0)
+    private let overlapped = Atomic<Int>(0)
+    private let spanned = Atomic<Int>(0)
     private let ready = DispatchSemaphore(value: 0)
     private let exited = DispatchSemaphore(value: 0)
 
@@ -90,16 +118,23 @@ final class Contention<First: ContendedGate, Second: ContendedGate>: Sendable {
             var hits = 0
             var seen = batchesStarted.load(ordering: .acquiring)
             ready.signal()
+            var idle = 0
             while running.load(ordering: .relaxed) {
                 let started = batchesStarted.load(ordering: .acquiring)
-                guard started != seen else { continue }
+                guard started != seen else {
+                    idle = Self.pause(after: idle)
+                    continue
+                }
+                idle = 0
                 seen = started
+                readerStart.store(monotonicNanoseconds(), ordering: .relaxed)
                 let calls = batch.load(ordering: .relaxed)
                 if batchSide.load(ordering: .relaxed) == ContendedSide.first.rawValue {
                     for _ in 0..<calls { hits &+= first.check() ? 1 : 0 }
                 } else if let second {
                     for _ in 0..<calls { hits &+= second.check() ? 1 : 0 }
                 }
+                readerEnd.store(monotonicNanoseconds(), ordering: .relaxed)
                 batchesDone.store(started, ordering: .releasing)
             }
             blackHole(hits)
@@ -130,6 +165,7 @@ final class Contention<First: ContendedGate, Second: ContendedGate>: Sendable {
 
     /// Hands the second reader `calls` checks to make now, on the gate of `side`.
     func startReader(calls: Int, on side: ContendedSide = .first) {
+        measuredStart.store(monotonicNanoseconds(), ordering: .relaxed)
         batch.store(calls, ordering: .relaxed)
         batchSide.store(side.rawValue, ordering: .relaxed)
         batchesStarted.add(1, ordering: .releasing)
@@ -137,8 +173,24 @@ final class Contention<First: ContendedGate, Second: ContendedGate>: Sendable {
 
     /// Waits until the second reader has made the checks handed to it by ``startReader(calls:on:)``.
     func waitForReader() {
+        let measuredEnd = monotonicNanoseconds()
         let started = batchesStarted.load(ordering: .relaxed)
-        while batchesDone.load(ordering: .acquiring) != started {}
+        var spins = 0
+        while batchesDone.load(ordering: .acquiring) != started {
+            spins = Self.pause(after: spins)
+        }
+        let start = measuredStart.load(ordering: .relaxed)
+        let (otherStart, otherEnd) = (readerStart.load(ordering: .relaxed), readerEnd.load(ordering: .relaxed))
+        overlapped.add(max(0, min(measuredEnd, otherEnd) - max(start, otherStart)), ordering: .relaxed)
+        spanned.add(max(measuredEnd, otherEnd) - min(start, otherStart), ordering: .relaxed)
+    }
+
+    /// One step of a wait: spins for a while, then yields the core on every step. When the machine is busy and both
+    /// readers end up on one core, a waiter that only spun would hold it until the scheduler took it away (a whole
+    /// time slice, milliseconds) while the thread it waits for could not run.
+    private static func pause(after spins: Int) -> Int {
+        if spins >= 1_000 { sched_yield() }
+        return spins + 1
     }
 
     /// How many times the toggler has flipped so far.
@@ -146,10 +198,14 @@ final class Contention<First: ContendedGate, Second: ContendedGate>: Sendable {
         toggles.load(ordering: .relaxed)
     }
 
-    /// Ends `benchmark`'s measured region, then records the flips made since `start` as ``ContentionMetric/flips``.
-    func recordFlips(since start: Int, in benchmark: Benchmark) {
+    /// Ends `benchmark`'s measured region, then records the flips made since `flipsAtStart` and how much the readers
+    /// overlapped in this sample's batches (``ContentionMetric``).
+    func recordContention(flipsAtStart: Int, in benchmark: Benchmark) {
         benchmark.stopMeasurement()
-        benchmark.measurement(ContentionMetric.flips, flips - start)
+        benchmark.measurement(ContentionMetric.flips, flips - flipsAtStart)
+        let overlap = overlapped.exchange(0, ordering: .relaxed)
+        let span = spanned.exchange(0, ordering: .relaxed)
+        benchmark.measurement(ContentionMetric.overlap, span > 0 ? overlap * 100 / span : 0)
     }
 
     /// Stops both threads and waits until they have exited.
