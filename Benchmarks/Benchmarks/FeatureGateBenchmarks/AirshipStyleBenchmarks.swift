@@ -19,6 +19,7 @@ func registerAirshipStyleBenchmarks() {
         "AirshipStyle.isEnabled.contended",
         configuration: .reported(calls: .kilo, extraMetrics: ContentionMetric.all),
         closure: { benchmark in
+            contention.beginMeasuredReader(benchmark)
             let flips = contention.flips
             contention.startReader(calls: benchmark.scaledIterations.count)
             var hits = 0

@@ -42,6 +42,7 @@ func registerGateBenchmarks() {
         "Contended.isEnabled-vs-rawLoad",
         configuration: .allocationFree(calls: .mega, extraMetrics: ContentionMetric.all + PairedMetric.all),
         closure: { benchmark in
+            contention.beginMeasuredReader(benchmark)
             let flips = contention.flips
             let calls = benchmark.scaledIterations.count
 

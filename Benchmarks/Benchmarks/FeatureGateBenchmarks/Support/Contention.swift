@@ -52,6 +52,49 @@ func monotonicNanoseconds() -> Int {
     return now.tv_sec * 1_000_000_000 + now.tv_nsec
 }
 
+#if os(Linux)
+/// glibc's `sched_getaffinity` / `sched_setaffinity`, which Swift's Glibc module leaves out (they need `_GNU_SOURCE`).
+private typealias AffinityCall = @convention(c) (pid_t, Int, UnsafeMutableRawPointer) -> Int32
+private let getAffinity = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "sched_getaffinity").map {
+    unsafeBitCast($0, to: AffinityCall.self)
+}
+private let setAffinity = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "sched_setaffinity").map {
+    unsafeBitCast($0, to: AffinityCall.self)
+}
+/// A CPU set as the kernel takes it: 1024 bits.
+private typealias CPUSet = (
+    UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64,
+    UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64
+)
+#endif
+
+/// The two CPUs the readers run on: the first two this process may use, or nil with fewer than two (or off Linux).
+private let readerCPUs: (measured: Int, second: Int)? = {
+    #if os(Linux)
+    guard let getAffinity else { return nil }
+    var allowed: CPUSet = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+    let status = withUnsafeMutableBytes(of: &allowed) { getAffinity(0, $0.count, $0.baseAddress!) }
+    guard status == 0 else { return nil }
+    let cpus = withUnsafeBytes(of: allowed) { bytes in
+        (0..<(bytes.count * 8)).filter { bytes[$0 / 8] & (1 << ($0 % 8)) != 0 }
+    }
+    return cpus.count >= 2 ? (cpus[0], cpus[1]) : nil
+    #else
+    return nil
+    #endif
+}()
+
+/// Pins the calling thread to `cpu` (Linux only).
+private func pinCurrentThread(to cpu: Int) {
+    #if os(Linux)
+    var set: CPUSet = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+    withUnsafeMutableBytes(of: &set) { bytes in
+        bytes[cpu / 8] |= 1 << (cpu % 8)
+        _ = setAffinity?(0, bytes.count, bytes.baseAddress!)
+    }
+    #endif
+}
+
 /// Which of a ``Contention``'s two gates a batch of checks goes to.
 enum ContendedSide: Int {
     case first, second
@@ -68,6 +111,10 @@ enum ContendedSide: Int {
 /// A harness may hold two gates, for paired samples: one sample times a batch on each, back to back, under the same
 /// conditions, so that load from other processes on a shared machine hits both sides of a ratio alike. Its toggler
 /// flips both gates each period.
+///
+/// The two readers are pinned to two different CPUs, the same two for every gate. Left to itself, Linux moves a thread
+/// woken from a lock's futex onto the waker's CPU, so a lock-based gate would end up with its readers taking turns on
+/// one core: the scheduler, not the gate, would decide what is measured.
 ///
 /// Waits spin briefly and then yield the core, so that the threads still make progress when other processes leave the
 /// two readers only one core between them.
@@ -115,6 +162,7 @@ final class Contention<First: ContendedGate, Second: ContendedGate>: Sendable {
     func start() {
         running.store(true, ordering: .sequentiallyConsistent)
         Thread { [self] in
+            if let readerCPUs { pinCurrentThread(to: readerCPUs.second) }
             var hits = 0
             var seen = batchesStarted.load(ordering: .acquiring)
             ready.signal()
@@ -161,6 +209,13 @@ final class Contention<First: ContendedGate, Second: ContendedGate>: Sendable {
     private func flipAll(_ on: Bool) {
         first.flip(on)
         second?.flip(on)
+    }
+
+    /// Pins the calling thread, the measured reader, to its CPU, then starts `benchmark`'s measured region. Call it
+    /// first thing in the benchmark closure.
+    func beginMeasuredReader(_ benchmark: Benchmark) {
+        if let readerCPUs { pinCurrentThread(to: readerCPUs.measured) }
+        benchmark.startMeasurement()
     }
 
     /// Hands the second reader `calls` checks to make now, on the gate of `side`.
