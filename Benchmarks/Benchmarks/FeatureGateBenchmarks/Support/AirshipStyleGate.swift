@@ -1,16 +1,15 @@
 import FeatureGate
 import Foundation
 
-/// The design this package replaces: the enabled set behind an `NSRecursiveLock`, as Airship iOS guards its privacy
-/// manager.
+/// The design this package replaces: the enabled set behind an `NSRecursiveLock` (Airship iOS's `AirshipLock`).
 ///
 /// Every read takes the lock; every write takes it, changes the set, then takes it again (recursively) to compare with
 /// the last notified set and notify on a change, the way Airship's `notifyUpdate` does.
 ///
-/// The model is generous to the lock-based design. Airship's real read also looks the stored value up by string key
-/// in a preference cache behind a second lock and subtracts the remote config's disabled set; a write also schedules
-/// a `UserDefaults` write and posts a notification on the main queue. None of that is here, so ratios measured
-/// against this gate are lower bounds for Airship itself.
+/// The model is generous to Airship. There, a read looks the stored value up by string key in the preference store's
+/// cache, under that store's own lock, and subtracts the remote config's disabled set; a write also schedules a
+/// `UserDefaults` write and posts a notification on the main queue. None of that is here, so ratios measured against
+/// this gate are lower bounds for Airship itself.
 final class AirshipStyleGate: @unchecked Sendable {  // every stored var is only touched under `lock`
     private let lock = NSRecursiveLock()
     private var enabled: Feature
