@@ -1,0 +1,199 @@
+#!/usr/bin/env python3
+"""Runs every FeatureGate benchmark once and reports it against its budgets.
+
+    python3 Benchmarks/report.py
+
+One run of the harness (ordo-one/benchmark) is stored as the baseline `latest`; everything below is read from it:
+
+1. Allocation budgets (gated): the harness's own `thresholds check` against Benchmarks/Thresholds/, then every
+   sample of every budgeted benchmark must show zero mallocs (the harness checks the 90th percentile only).
+2. Per-call medians, allocations per call, and the toggler's flip rate for contended benchmarks.
+3. Ratio budgets (reported, not gated: timings on a shared two-core machine are not deterministic).
+
+Exits non-zero if a benchmark fails or an allocation budget is broken. Ratios never change the exit status.
+Needs only python3 and the Swift toolchain.
+"""
+
+import json
+import re
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parent
+TARGET = "FeatureGateBenchmarks"
+BASELINE = "latest"
+EXPORT = PACKAGE / ".build" / "benchmark-report"
+THRESHOLDS = PACKAGE / "Thresholds"
+# Allocates exactly once per call; if it counts less, the allocation counter is not working and zero proves nothing.
+CANARY = "Harness.mallocCanary"
+
+# Ratio budgets: (what, numerator, denominator, "<=" or ">=", bound). A side is a benchmark (its median time per
+# call) or a (benchmark, per-call metric) pair; a single string with "/" names a paired benchmark's per-sample ratio
+# metric (x1000), whose median is the ratio.
+# Benchmark 6 adds "config load <= 1.5 x bare decode" rows here, one per format.
+PAIRED = "Contended.isEnabled-vs-rawLoad"
+RATIO_BUDGETS = [
+    ("isEnabled ÷ raw load, one thread", "Gate.isEnabled", "Floor.rawLoad", "<=", 2),
+    ("isEnabled ÷ raw load, contended (paired samples)", f"{PAIRED}/isEnabled_per_rawLoad_x1000", None, "<=", 2),
+    ("Airship-style ÷ isEnabled, one thread", "AirshipStyle.isEnabled", "Gate.isEnabled", ">=", 10),
+    ("Airship-style ÷ isEnabled, contended", "AirshipStyle.isEnabled.contended",
+     (PAIRED, "isEnabled_ps_per_call"), ">=", 50),
+]
+
+# Exported metric names (spaces become underscores) and the short names used below.
+METRICS = {"wallClock": "time", "mallocCountTotal": "mallocs", "Toggler_flips": "flips", "Reader_overlap_pct": "overlap"}
+# A contended result counts only if its two readers ran at the same time for most of the sample (median, percent);
+# on a busy machine they can end up taking turns on one core, and then nothing contends.
+MIN_OVERLAP = 80
+PER_CALL_SUFFIX = "_ps_per_call"  # custom metrics in picoseconds per call, one table row each
+
+
+def harness(*arguments, check=True):
+    """Runs `swift package ... benchmark <arguments>` in the benchmark package and returns its exit status."""
+    command = ["swift", "package", "--allow-writing-to-package-directory", "benchmark", *arguments]
+    print("$ " + " ".join(command), flush=True)
+    status = subprocess.run(command, cwd=PACKAGE).returncode
+    if check and status != 0:
+        sys.exit(f"report.py: the benchmark harness failed (exit status {status})")
+    return status
+
+
+def calls_per_sample():
+    """Reads how many calls each benchmark makes per sample (its scaling factor) from the stored baseline."""
+    results = json.loads((PACKAGE / ".benchmarkBaselines" / TARGET / BASELINE / "results.json").read_text())["results"]
+    calls = {}
+    for key, metric_results in zip(results[::2], results[1::2]):
+        calls[key["name"]] = metric_results[0]["scalingFactor"]
+    return calls
+
+
+def samples():
+    """Reads the exported samples: {benchmark: {metric: [raw value per sample]}}, with METRICS' short names."""
+    pattern = re.compile(rf"^{BASELINE}\.{TARGET}\.(.+)\.([^.]+)\.histogram\.samples\.tsv$")
+    found = {}
+    for path in EXPORT.iterdir():
+        match = pattern.match(path.name)
+        if not match:
+            continue
+        lines = path.read_text().splitlines()
+        header, values = lines[0], [int(line) for line in lines[1:] if line.strip()]
+        # Every metric is configured with raw units (ns, counts); a scaled unit would make "zero" approximate.
+        if re.search(r"\((K|M|G|T|P|μs|ms|s)\)", header):
+            sys.exit(f"report.py: {path.name} is not in raw units ({header!r})")
+        metric = METRICS.get(match.group(2), match.group(2))
+        found.setdefault(match.group(1), {})[metric] = values
+    return found
+
+
+def budgeted_benchmarks():
+    """The benchmarks with a zero-allocation budget: those with a thresholds file saying mallocCountTotal is 0."""
+    budgeted = []
+    for path in sorted(THRESHOLDS.glob(f"{TARGET}.*.p90.json")):
+        if json.loads(path.read_text()).get("mallocCountTotal") == 0:
+            budgeted.append(path.name[len(TARGET) + 1 : -len(".p90.json")])
+    return budgeted
+
+
+def nanoseconds(value):
+    return f"{value:.2f}" if value < 10 else f"{value:,.0f}"
+
+
+def run_once():
+    """Runs every benchmark once into the baseline, has the harness check it, and exports its samples. Returns the
+    exit status of the harness's thresholds check."""
+    for stale in EXPORT.glob("*.tsv") if EXPORT.exists() else []:
+        stale.unlink()
+    EXPORT.mkdir(parents=True, exist_ok=True)
+    harness("baseline", "update", BASELINE, "--no-progress")
+    status = harness("thresholds", "check", BASELINE, "--no-progress", check=False)
+    harness("baseline", "read", BASELINE, "--format", "histogramSamples", "--path", str(EXPORT), "--no-progress")
+    return status
+
+
+def main():
+    harness_check = run_once()
+    calls = calls_per_sample()
+    data = samples()
+    budgeted = budgeted_benchmarks()
+    failures = []
+    if harness_check != 0:
+        failures.append(f"the harness's thresholds check failed (exit status {harness_check})")
+
+    median_per_call = {}  # benchmark, or (benchmark, per-call metric) -> median ns per call
+    print("\n## Per call (medians over samples)\n")
+    print("| benchmark | calls/sample | median ns/call | p90 ns/call | mallocs/call | max mallocs in a sample "
+          "| toggler flips/ms | readers overlapped | allocation budget |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---|")
+    for name in sorted(data):
+        series, n = data[name], calls[name]
+        mallocs = series.get("mallocs", [])
+        worst = max(mallocs, default=0)
+        flips = "—"
+        if "flips" in series:
+            flips = f"{sum(series['flips']) / (sum(series['time']) / 1e6):.1f}"
+        overlap = f"{statistics.median(series['overlap']):.0f}%" if "overlap" in series else "—"
+        budget = "—"
+        if name in budgeted:
+            budget = "0: holds" if worst == 0 else f"0: BROKEN ({worst} in one sample)"
+            if worst != 0:
+                failures.append(f"{name}: {worst} mallocs in one sample, budget 0")
+
+        # A paired benchmark times each side itself (picoseconds per call); any other, per sample.
+        sides = [(f"{name}: {metric[: -len(PER_CALL_SUFFIX)]}", (name, metric), sorted(values), 1_000)
+                 for metric, values in series.items() if metric.endswith(PER_CALL_SUFFIX)]
+        if not sides:
+            sides = [(name, name, sorted(series["time"]), n)]
+        for label, key, values, divisor in sides:
+            median = statistics.median(values) / divisor
+            p90 = values[min(len(values) - 1, int(0.9 * len(values)))] / divisor
+            median_per_call[key] = median
+            per_call = statistics.median(mallocs) / (n * len(sides)) if mallocs else 0
+            print(f"| `{label}` | {n:,} | {nanoseconds(median)} | {nanoseconds(p90)} | {per_call:g} | {worst} "
+                  f"| {flips} | {overlap} | {budget} |")
+
+    canary = data.get(CANARY, {}).get("mallocs", [])
+    if not canary or min(canary) < calls.get(CANARY, 0):
+        failures.append(f"{CANARY}: counted {min(canary, default=0)} mallocs in a sample of {calls.get(CANARY)} "
+                        "calls that each allocate once: the harness is not counting allocations")
+    for name in budgeted:
+        if name not in data:
+            failures.append(f"{name}: has an allocation budget but did not run")
+
+    print("\n## Ratios (one run; medians of the per-call times above, or of per-sample ratios when paired)\n")
+    print("| ratio | measured | budget | |")
+    print("|---|---:|---:|---|")
+    for what, numerator, denominator, relation, bound in RATIO_BUDGETS:
+        ratio = None
+        if denominator is None:
+            name, metric = numerator.split("/")
+            if metric in data.get(name, {}):
+                ratio = statistics.median(data[name][metric]) / 1_000
+        elif numerator in median_per_call and denominator in median_per_call:
+            ratio = median_per_call[numerator] / median_per_call[denominator]
+        if ratio is None:
+            print(f"| {what} | not run | {relation} {bound} | |")
+            continue
+        holds = ratio <= bound if relation == "<=" else ratio >= bound
+        verdict = "holds" if holds else "MISSED"
+        sides = [side for side in (numerator, denominator) if side is not None]
+        names = [side if isinstance(side, str) else side[0] for side in sides]
+        overlaps = [statistics.median(data[name.split("/")[0]]["overlap"])
+                    for name in names if "overlap" in data.get(name.split("/")[0], {})]
+        if overlaps and min(overlaps) < MIN_OVERLAP:
+            verdict = (f"inconclusive: the readers overlapped only {min(overlaps):.0f}% of the time "
+                       "(the machine was busy), so this run measured no contention")
+        print(f"| {what} | {ratio:.2f} | {relation} {bound} | {verdict} |")
+
+    print()
+    if failures:
+        print("Allocation budgets broken:\n  " + "\n  ".join(failures))
+        return 1
+    print(f"Allocation budgets hold: {', '.join(budgeted)} (zero mallocs in every sample).")
+    print("Ratios are reported, not gated.")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
