@@ -7,7 +7,9 @@ cd "$(dirname "$0")/.."
 modules=(FeatureGate FeatureGateConfig NoopRuntime)
 output=${DOCS_OUTPUT:-$(mktemp -d)}
 
-swift package dump-symbol-graph --minimum-access-level public >/dev/null
+if ! dump_log=$(swift package dump-symbol-graph --minimum-access-level public 2>&1); then
+    echo "$dump_log"; echo "error: swift package dump-symbol-graph failed"; exit 1
+fi
 graphs=$(find .build -type d -name symbolgraph -path "*$(uname -m)*" | head -n 1)
 [[ -d "$graphs" ]] || { echo "no symbol graphs found under .build"; exit 1; }
 

@@ -2,7 +2,7 @@ import FeatureGate
 
 /// A config that was read successfully: the configuration, where it came from, and what was dropped.
 public struct ConfigReadResult: Sendable, Hashable {
-    /// The configuration to pass to ``FeatureGate/PrivacyManager``.
+    /// The configuration to pass to `PrivacyManager`.
     ///
     /// Its features are never more than the file names: unknown names, retired names and unknown bits are
     /// dropped, and only `all` (or Airship-compatible mode's missing key) enables every flag of the catalog.

@@ -75,7 +75,9 @@ public struct ConfigReader: Sendable {
 
     /// Reads a config from memory.
     ///
-    /// - Parameter sourceName: The name diagnostics give the data, such as the path it came from.
+    /// - Parameters:
+    ///   - data: The file's bytes, in any of the three formats.
+    ///   - sourceName: The name diagnostics give the data, such as the path it came from.
     public func read(_ data: Data, sourceName: String = "<data>") throws(ConfigError) -> ConfigReadResult {
         guard data.count <= limits.maximumFileSize else {
             throw ConfigError(
