@@ -268,7 +268,7 @@ public final class PrivacyManager: Sendable {
                     return nil
                 }
                 let (sequence, change) = state.pending.removeFirst()
-                let observers = state.observers.sorted { $0.key < $1.key }.map(\.value)
+                let observers = state.observers.map(\.handler)
                 let subscribers = state.subscribers.values.filter { $0.startSequence < sequence }
                 return (change, observers, subscribers)
             }
@@ -290,11 +290,11 @@ public final class PrivacyManager: Sendable {
     public func observe(_ handler: @escaping @Sendable (FeatureChange) -> Void) -> ObservationToken {
         let id = state.withLock { state in
             state.nextID += 1
-            state.observers[state.nextID] = handler
+            state.observers.append((state.nextID, handler))
             return state.nextID
         }
         return ObservationToken { [weak self] in
-            _ = self?.state.withLock { $0.observers.removeValue(forKey: id) }
+            self?.state.withLock { $0.observers.removeAll { $0.id == id } }
         }
     }
 
@@ -337,7 +337,8 @@ public final class PrivacyManager: Sendable {
         var pending: [(UInt64, FeatureChange)] = []
         var isDelivering = false
         var nextID: UInt64 = 0
-        var observers: [UInt64: Observer] = [:]
+        /// In registration order, so delivery needs no sorting.
+        var observers: [(id: UInt64, handler: Observer)] = []
         var subscribers: [UInt64: Subscriber] = [:]
 
         init(local: Feature, startSource: FeatureSource) {
