@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Proves FeatureGate's second promise with a syscall trace: with every feature disabled, the demo SDK creates,
 # writes, renames and deletes no file and opens no socket. Then proves the check can fail: with analytics
-# enabled and events tracked, the same trace must show file writes and a connect.
+# enabled and events tracked, the same trace must show file writes and a connect; and a consent-driven run that
+# ends with revoke-all must leave only the gate's state file and the consent ledger behind.
 #
 # What counts (anything outside /dev and /proc, from any thread, attempted even if it failed):
 #   create   open/openat/creat with O_CREAT, O_WRONLY, O_RDWR, O_TRUNC or O_APPEND; mkdir, link, symlink, mknod
@@ -112,7 +113,8 @@ report run creates writes renames deletes connects sends sockets tcp-connects
 
 # Everything disabled: the default config (default-off; a missing file also means off). The data dir must not
 # even be created.
-for spec in "off-idle|none" "off-busy|track:20,disable:all,disable:push,track:5"; do
+# off-consent: consent and ATT steps that change nothing (ATT still undetermined) must not write the ledger.
+for spec in "off-idle|none" "off-busy|track:20,disable:all,disable:push,track:5" "off-consent|att:notDetermined,track:10"; do
     name=${spec%%|*}
     steps=${spec#*|}
     run "$name" --data-dir "$work/$name-data" --steps "$steps"
@@ -149,5 +151,22 @@ if (( i == 0 )); then
     failed=1
 fi
 
+# Consent-driven: granting analytics turns the SDK on (the trace must see it), and revoke-all must leave only the
+# gate's state and the consent ledger in the data dir.
+steps=grant:analytics,enable:push,track:4,att:denied,revoke-all
+run consent --data-dir "$work/consent-data" --steps "$steps"
+read -r c w r d n s k i < "$work/consent.counts"
+report "consent (default flow, ends with revoke-all)" "$c" "$w" "$r" "$d" "$n" "$s" "$k" "$i"
+if (( c + w == 0 || i == 0 )); then
+    echo "verify-silence: FAILED: the consent-driven run shows no file write or no TCP connect: the check is blind" >&2
+    failed=1
+fi
+left=$(cd "$work/consent-data" && find . -mindepth 1 | sed 's|^\./||' | sort | tr '\n' ' ')
+if [[ "$left" != "consent-ledger.jsonl featuregate-state.json " ]]; then
+    echo "verify-silence: FAILED: after revoke-all the data dir holds: $left" >&2
+    echo "  expected only consent-ledger.jsonl and featuregate-state.json" >&2
+    failed=1
+fi
+
 if (( failed )); then exit 1; fi
-echo "verify-silence: passed (disabled runs silent; enabled run seen)"
+echo "verify-silence: passed (disabled runs silent; enabled runs seen; revoke-all left only the state and the ledger)"

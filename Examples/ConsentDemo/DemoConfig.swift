@@ -1,48 +1,17 @@
 import FeatureGate
+import FeatureGateConfig
 import Foundation
 
-/// Reads the demo's config file: `{"enabledFeatures": ["analytics", ...]}`, or `"all"` / `"none"`.
+/// Reads the demo's config file with FeatureGateConfig's strict reader (JSON or plist, format from the content).
 ///
-/// TODO: switch to FeatureGateConfig's reader once it lands on main; this minimal parse stands in for it and
-/// is kept to this one function. It fails closed: a file it cannot read exactly is an error, never "all".
-func readDemoConfig(at path: String) throws -> (features: Feature, note: String) {
+/// A missing file means every feature disabled; any other problem is a `ConfigError` listing every diagnostic
+/// with its key path, line, what was found and what was expected. It fails closed: never "all" by accident.
+///
+/// - Returns: The configuration, and notes to print (the source, and the reader's warnings).
+func readDemoConfig(at path: String) throws(ConfigError) -> (configuration: PrivacyConfiguration, notes: [String]) {
     guard FileManager.default.fileExists(atPath: path) else {
-        return ([], "\(path) not found: every feature starts disabled")
+        return (PrivacyConfiguration(enabledFeatures: []), ["\(path) not found: every feature starts disabled"])
     }
-    let data = try Data(contentsOf: URL(filePath: path))
-    guard let root = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
-        throw DemoError("\(path): expected a JSON object at the top level")
-    }
-    let catalog = FeatureCatalog.builtIn
-    func feature(_ name: String, at keyPath: String) throws -> Feature {
-        switch name {
-        case "all": return catalog.allFeatures
-        case "none": return []
-        default:
-            guard let flag = catalog.feature(named: name) else {
-                throw DemoError(
-                    "\(path): \(keyPath): unknown feature \"\(name)\"; expected one of "
-                        + (catalog.entries.map(\.name) + ["all", "none"]).joined(separator: ", ")
-                )
-            }
-            return flag
-        }
-    }
-    switch root["enabledFeatures"] {
-    case nil:
-        return ([], "\(path) has no enabledFeatures: every feature starts disabled")
-    case let name as String:
-        return (try feature(name, at: "enabledFeatures"), "config \(path)")
-    case let names as [Any]:
-        var features: Feature = []
-        for (index, value) in names.enumerated() {
-            guard let name = value as? String else {
-                throw DemoError("\(path): enabledFeatures[\(index)]: found \(value), expected a feature name")
-            }
-            features.formUnion(try feature(name, at: "enabledFeatures[\(index)]"))
-        }
-        return (features, "config \(path)")
-    case let other?:
-        throw DemoError("\(path): enabledFeatures: found \(other), expected an array of feature names")
-    }
+    let result = try ConfigReader().read(contentsOf: URL(filePath: path))
+    return (result.configuration, ["config \(path)"] + result.warnings.map(\.description))
 }

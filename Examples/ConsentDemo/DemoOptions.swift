@@ -6,12 +6,20 @@ enum DemoStep: CustomStringConvertible {
     case enable(Feature, String)
     case disable(Feature, String)
     case track(Int)
+    case grant(ConsentCategory)
+    case deny(ConsentCategory)
+    case att(TrackingAuthorizationStatus)
+    case revokeAll
 
     var description: String {
         switch self {
         case .enable(_, let name): "enable:\(name)"
         case .disable(_, let name): "disable:\(name)"
         case .track(let count): "track:\(count)"
+        case .grant(let category): "grant:\(category)"
+        case .deny(let category): "deny:\(category)"
+        case .att(let status): "att:\(status)"
+        case .revokeAll: "revoke-all"
         }
     }
 }
@@ -21,17 +29,28 @@ struct DemoOptions {
     static let usage = """
         usage: consent-demo [--config FILE] [--data-dir DIR] [--steps LIST]
 
-          --config FILE    JSON config, {"enabledFeatures": [...]} (default: Examples/Configs/default-off.json;
-                           a missing file means every feature disabled)
+          --config FILE    config file read by FeatureGateConfig (JSON or plist, strict: a typo is an error with
+                           its line), default Examples/Configs/default-off.json; a missing file means every
+                           feature disabled
           --data-dir DIR   where the SDK keeps its files (default: a new temporary directory, created only when
-                           something is stored and removed at exit)
-          --steps LIST     comma-separated steps, run in order: enable:FEATURE, disable:FEATURE, track:N;
-                           FEATURE is a config name (push, analytics, message_center, contacts, ...) or all.
+                           something is stored and removed at exit). FeatureGate's own files sit at the top:
+                             featuregate-state.json   the gate's state        (kept by revoke-all)
+                             consent-ledger.jsonl     the consent audit trail (kept by revoke-all)
+                             anonymous-id             the anonymous identifier (deleted by revoke-all)
+                           and each subsystem's files in a folder of its own (purged by revoke-all)
+          --steps LIST     comma-separated steps, run in order:
+                             grant:CATEGORY, deny:CATEGORY   consent (analytics, advertising, thirdPartySharing)
+                             att:STATUS                      App Tracking Transparency reports STATUS
+                                                             (notDetermined, restricted, denied, authorized)
+                             track:N                         N sample events, sanitized, then a flush
+                             enable:FEATURE, disable:FEATURE the app switches a feature directly (push,
+                                                             analytics, message_center, contacts, ... or all)
+                             revoke-all                      deny everything, purge, reset, request erasure
                            `none` starts, settles and exits. Without --steps: the scripted flow
-                           enable:analytics,track:5,enable:push,disable:all.
+                           \(scriptedFlow).
         """
 
-    static let scriptedFlow = "enable:analytics,track:5,enable:push,disable:all"
+    static let scriptedFlow = "grant:analytics,enable:push,track:4,att:denied,revoke-all"
 
     var configPath = "Examples/Configs/default-off.json"
     var dataDirectory: URL?
@@ -62,23 +81,34 @@ struct DemoOptions {
         if list == "none" { return [] }
         return try list.split(separator: ",", omittingEmptySubsequences: false).map { raw in
             let step = raw.trimmingCharacters(in: .whitespaces)
-            if step == "revoke-all" {
-                throw DemoError("step \"revoke-all\" is not available yet: it arrives with consent (issue 5)")
-            }
+            if step == "revoke-all" { return .revokeAll }
             let parts = step.split(separator: ":", maxSplits: 1).map(String.init)
             guard parts.count == 2 else {
-                throw DemoError("step \"\(step)\": expected enable:FEATURE, disable:FEATURE or track:N")
+                throw DemoError(
+                    "step \"\(step)\": expected grant:CATEGORY, deny:CATEGORY, att:STATUS, track:N, enable:FEATURE, "
+                        + "disable:FEATURE or revoke-all")
             }
             switch parts[0] {
             case "enable": return .enable(try feature(parts[1]), parts[1])
             case "disable": return .disable(try feature(parts[1]), parts[1])
+            case "grant": return .grant(try category(parts[1]))
+            case "deny": return .deny(try category(parts[1]))
+            case "att":
+                guard let status = TrackingAuthorizationStatus(rawValue: parts[1]) else {
+                    throw DemoError(
+                        "step \"\(step)\": unknown status \"\(parts[1])\"; expected one of "
+                            + TrackingAuthorizationStatus.allCases.map(\.rawValue).joined(separator: ", "))
+                }
+                return .att(status)
             case "track":
                 guard let count = Int(parts[1]), count >= 0 else {
                     throw DemoError("step \"\(step)\": expected a count of 0 or more after track:")
                 }
                 return .track(count)
             default:
-                throw DemoError("step \"\(step)\": unknown action \"\(parts[0])\"; expected enable, disable or track")
+                throw DemoError(
+                    "step \"\(step)\": unknown action \"\(parts[0])\"; expected grant, deny, att, track, enable, "
+                        + "disable or revoke-all")
             }
         }
     }
@@ -92,5 +122,15 @@ struct DemoOptions {
             )
         }
         return feature
+    }
+
+    private static func category(_ name: String) throws -> ConsentCategory {
+        let categories = ConsentPolicy.default.categories
+        guard let category = categories.first(where: { $0.rawValue == name }) else {
+            throw DemoError(
+                "unknown consent category \"\(name)\"; expected one of "
+                    + categories.map(\.rawValue).joined(separator: ", "))
+        }
+        return category
     }
 }

@@ -8,27 +8,43 @@ struct DemoError: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
-/// A small SDK built the way NoopRuntime intends: every subsystem reaches files and the network only through
-/// gated wrappers, and the runtime starts, stops and purges them as features change.
+/// A small SDK built the way FeatureGate intends: consent decides the features, every subsystem reaches files
+/// and the network only through gated wrappers, and the runtime starts, stops and purges them as features change.
+///
+/// The data directory follows ``PrivacyDataDirectory``: `featuregate-state.json`, `consent-ledger.jsonl` and
+/// `anonymous-id` at the top, each subsystem's files in a folder of its own. After revoke-all only the first two
+/// are left.
 final class DemoSDK: Sendable {
+    let files: PrivacyDataDirectory
     let privacy: PrivacyManager
+    let consent: ConsentManager
+    let identifier: AnonymousIdentifier
     let runtime: SubsystemRuntime
+    let revocation: ConsentRevocation
     let ledger = IOLedger()
     let collector = LoopbackCollector()
     let analytics: AnalyticsSubsystem
-    let dataDirectory: URL
+    /// Features the configuration or the stored state enabled that the consent manager switched off at start,
+    /// because their categories are not granted.
+    let heldOffByConsent: Feature
+    private let uploads: GatedTransport
+    /// App Tracking Transparency, once an `att:` step has run: the scripted system, and the mapping onto consent.
+    private let tracking = LockedValue<(authorizer: ScriptedTrackingAuthorizer, consent: TrackingConsent)?>(nil)
 
-    /// Builds the SDK. Reads the gate's stored state once; writes nothing and opens nothing.
-    init(dataDirectory: URL, initialFeatures: Feature) {
-        self.dataDirectory = dataDirectory
-        let privacy = PrivacyManager(
-            configuration: PrivacyConfiguration(enabledFeatures: initialFeatures),
-            store: FileFeatureStore(url: dataDirectory.appending(path: "featuregate-state.json"))
-        )
+    /// Builds the SDK. Reads the gate's stored state and the consent ledger once; with nothing stored and nothing
+    /// enabled it writes nothing and opens nothing.
+    init(dataDirectory: URL, configuration: PrivacyConfiguration) {
+        files = PrivacyDataDirectory(url: dataDirectory)
+        let privacy = PrivacyManager(configuration: configuration, store: FileFeatureStore(url: files.stateFile))
         let ledger = ledger
         let runtime = SubsystemRuntime(privacy: privacy)
         self.privacy = privacy
         self.runtime = runtime
+        let beforeConsent = privacy.enabledFeatures
+        consent = ConsentManager(privacy: privacy, ledger: FileConsentLedger(url: files.consentLedgerFile))
+        heldOffByConsent = beforeConsent.subtracting(privacy.enabledFeatures)
+        identifier = AnonymousIdentifier(privacy: privacy, url: files.anonymousIdentifierFile)
+        revocation = ConsentRevocation(consent: consent, runtime: runtime, identifier: identifier)
         let http = LoopbackHTTPTransport(collector: collector)
         func storage(_ folder: String, _ feature: Feature) -> GatedStorage {
             GatedStorage(
@@ -41,9 +57,10 @@ final class DemoSDK: Sendable {
         func transport(_ feature: Feature) -> GatedTransport {
             GatedTransport(http, features: feature, privacy: privacy, ledger: ledger)
         }
+        uploads = transport(.analytics)
         analytics = AnalyticsSubsystem(
             storage: storage("analytics", .analytics),
-            transport: transport(.analytics),
+            transport: uploads,
             privacy: privacy,
             ledger: ledger
         )
@@ -56,12 +73,63 @@ final class DemoSDK: Sendable {
         runtime.register(ContactsSubsystem(storage: storage("contacts", .contacts), transport: transport(.contacts)))
     }
 
-    /// Tracks `count` events and flushes them (a flush while analytics is off purges instead).
-    func track(_ count: Int) async -> (accepted: Int, report: FlushReport) {
+    /// Tracks `count` sample events (screen view, purchase, ad impression, location, repeating) and flushes them.
+    ///
+    /// Each event is sanitized for the current consent and minimized before it is queued. While analytics is off
+    /// nothing is built: each event is refused and counted, and a flush purges instead of delivering.
+    func track(_ count: Int) async -> (accepted: Int, sanitized: [SanitizedEvent], report: FlushReport) {
         var accepted = 0
-        for index in 0..<count {
-            if analytics.track("demo_event_\(index + 1)") { accepted += 1 }
+        var sanitized: [SanitizedEvent] = []
+        if analytics.buffer.isOpen {
+            let sanitizer = await consent.sanitizer(policy: DemoEvent.fieldPolicy)
+            let advertisingID = tracking.withLock { $0?.consent.advertisingIdentifier }
+            // Only while analytics is on: with push alone on, an identifier would be created for nothing.
+            let anonymousID = try? identifier.current()
+            for index in 0..<count {
+                let event = SanitizedEvent(DemoEvent.sample(index, advertisingID: advertisingID), sanitizer: sanitizer)
+                sanitized.append(event)
+                if analytics.track(event, anonymousID: anonymousID) { accepted += 1 }
+            }
+        } else {
+            for _ in 0..<count { analytics.refuse() }
         }
-        return (accepted, await analytics.buffer.flush())
+        return (accepted, sanitized, await analytics.buffer.flush())
+    }
+
+    /// App Tracking Transparency reports `status`, mapped onto advertising consent (source `att`).
+    ///
+    /// The first time, the system prompt is shown (the scripted person answers `status`); afterwards the prompt
+    /// is one-shot, so a new status means the person changed it in Settings, and it is synchronized.
+    func applyTracking(_ status: TrackingAuthorizationStatus) async throws(ConsentRecordingError) -> String {
+        let existing = tracking.withLock { $0 }
+        if let existing {
+            existing.authorizer.status = status
+            try await existing.consent.synchronize()
+            return "changed in Settings to \(status): advertising consent \(status.advertisingConsent)"
+        }
+        let authorizer = ScriptedTrackingAuthorizer(status: .notDetermined, answer: status)
+        let mapping = TrackingConsent(authorizer: authorizer, consent: consent)
+        tracking.withLock { $0 = (authorizer, mapping) }
+        guard status != .notDetermined else {
+            try await mapping.synchronize()
+            return "not asked yet: advertising consent unknown"
+        }
+        switch try await mapping.requestIfNeeded() {
+        case .prompted(let answer):
+            return "prompted, answered \(answer): advertising consent \(answer.advertisingConsent)"
+        case .alreadyDetermined(let current):
+            return "not prompted, already \(current): advertising consent \(current.advertisingConsent)"
+        }
+    }
+
+    /// Revoke-all, with an erasure request naming the anonymous identifier: `POST /api/erasure`.
+    func revokeAll() async -> RevocationReport {
+        await revocation.revokeAll(
+            source: .user,
+            erasure: ErasureRequest(via: uploads) { id in
+                let body = #"{"anonymousID":"\#(id?.uuidString.lowercased() ?? "")","erase":"all"}"#
+                return TransportRequest(method: "POST", path: "/api/erasure", body: Data(body.utf8))
+            }
+        )
     }
 }

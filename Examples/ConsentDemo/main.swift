@@ -1,7 +1,9 @@
 // consent-demo: a small SDK whose subsystems (push, analytics, message center, contacts) do real file and
-// loopback-HTTP I/O, driven through a consent flow by NoopRuntime. With every feature off it stores nothing
-// and opens no socket; scripts/verify-silence.sh proves it with strace.
+// loopback-HTTP I/O, driven through a consent flow (consent categories, App Tracking Transparency, revoke-all)
+// by FeatureGate and NoopRuntime. With every feature off it stores nothing and opens no socket;
+// scripts/verify-silence.sh proves it with strace.
 import FeatureGate
+import FeatureGateConfig
 import Foundation
 import NoopRuntime
 
@@ -25,11 +27,11 @@ do {
     exit(message.isEmpty ? 0 : 64)
 }
 
-let config: (features: Feature, note: String)
+let config: (configuration: PrivacyConfiguration, notes: [String])
 do {
     config = try readDemoConfig(at: options.configPath)
 } catch {
-    FileHandle.standardError.write(Data("consent-demo: \(error)\n".utf8))
+    FileHandle.standardError.write(Data("consent-demo: the config file cannot be used:\n\(error)\n".utf8))
     exit(65)
 }
 
@@ -40,8 +42,11 @@ let dataDirectory =
     .appending(path: "consent-demo-\(UUID().uuidString.lowercased())", directoryHint: .isDirectory)
 let dataPath = dataDirectory.path(percentEncoded: false)
 
-let sdk = DemoSDK(dataDirectory: dataDirectory, initialFeatures: config.features)
-print("consent-demo: \(config.note)")
+let sdk = DemoSDK(dataDirectory: dataDirectory, configuration: config.configuration)
+for note in config.notes { print("consent-demo: \(note)") }
+if !sdk.heldOffByConsent.isEmpty {
+    print("consent-demo: \(sdk.heldOffByConsent) held off: their consent categories are not granted")
+}
 print("data dir: \(dataPath)\(isTemporaryDirectory ? " (temporary)" : "")")
 
 sdk.runtime.start()
@@ -50,25 +55,34 @@ await sdk.runtime.settle()
 var shownRequests = 0
 var shownEvents: UInt64 = 0
 
-@MainActor
-func printTable(_ title: String) {
-    print("\n== \(title)")
-    print("features  \(sdk.privacy.enabledFeatures)")
-
+/// The files under the data directory, relative and sorted, with their sizes; `nil` when it does not exist.
+func dataFiles() -> [(path: String, size: Int)]? {
+    guard FileManager.default.fileExists(atPath: dataPath) else { return nil }
     let files = (try? FileManager.default.subpathsOfDirectory(atPath: dataPath))?.sorted() ?? []
-    let fileLines = files.compactMap { path -> String? in
+    return files.compactMap { path -> (path: String, size: Int)? in
         var isDirectory: ObjCBool = false
         let full = dataPath + (dataPath.hasSuffix("/") ? "" : "/") + path
         guard FileManager.default.fileExists(atPath: full, isDirectory: &isDirectory), !isDirectory.boolValue else {
             return nil
         }
         let size = (try? FileManager.default.attributesOfItem(atPath: full)[.size] as? Int) ?? 0
-        return "\(path) (\(size) B)"
+        return (path, size)
     }
-    if !FileManager.default.fileExists(atPath: dataPath) {
-        print("files     none (data dir not created)")
+}
+
+@MainActor
+func printTable(_ title: String, notes: [String] = []) async {
+    print("\n== \(title)")
+    for note in notes { print("          \(note)") }
+    print("features  \(sdk.privacy.enabledFeatures)")
+    let statuses = await sdk.consent.allStatuses
+    print("consent   " + statuses.keys.sorted().map { "\($0) \(statuses[$0] ?? .unknown)" }.joined(separator: ", "))
+
+    if let files = dataFiles() {
+        let lines = files.map { "\($0.path) (\($0.size) B)" }
+        print("files     \(lines.isEmpty ? "none" : lines.joined(separator: "\n          "))")
     } else {
-        print("files     \(fileLines.isEmpty ? "none" : fileLines.joined(separator: "\n          "))")
+        print("files     none (data dir not created)")
     }
 
     let requests = sdk.collector.requests
@@ -93,17 +107,62 @@ func printTable(_ title: String) {
     }
 }
 
-printTable("step 0: start (\(config.features.isEmpty ? "everything off" : "\(config.features)"))")
+/// The revoke-all report: what was recorded, disabled, purged, reset and sent, and what is left on disk.
+func printRevocation(_ report: RevocationReport) {
+    print("revoke-all report")
+    let denials = report.consentRecords.map { "\($0.category) \($0.previousStatus) -> \($0.newStatus)" }
+    print("  consent     \(denials.isEmpty ? "every category was already denied" : denials.joined(separator: ", "))")
+    print("  disabled    \(report.disabledFeatures.isEmpty ? "nothing was enabled" : "\(report.disabledFeatures)")")
+    if report.purges.isEmpty { print("  purged      nothing left to purge") }
+    for (index, purge) in report.purges.enumerated() {
+        let files = purge.report.removedFiles.isEmpty ? "" : " (\(purge.report.removedFiles.joined(separator: ", ")))"
+        let identifiers =
+            purge.report.resetIdentifiers.isEmpty ? "" : " (\(purge.report.resetIdentifiers.joined(separator: ", ")))"
+        print(
+            "\(index == 0 ? "  purged      " : "              ")\(purge.subsystem): "
+                + "\(purge.report.removedFiles.count) file(s)\(files), \(purge.report.droppedItems) queued item(s), "
+                + "\(purge.report.resetIdentifiers.count) identifier(s)\(identifiers)"
+                + (purge.report.failures.isEmpty ? "" : "; FAILED: \(purge.report.failures.joined(separator: "; "))")
+        )
+    }
+    print(
+        "  anonymous   "
+            + (report.identifierReset
+                ? "reset (\(PrivacyDataDirectory.anonymousIdentifierFileName) deleted)" : "none was stored"))
+    print("  erasure     \(report.erasure)")
+    for failure in report.failures { print("  FAILED      \(failure)") }
+    let left = (dataFiles() ?? []).map(\.path)
+    print("  left        \(left.isEmpty ? "nothing" : left.joined(separator: ", "))")
+}
+
+await printTable(
+    "step 0: start (\(sdk.privacy.enabledFeatures.isEmpty ? "everything off" : "\(sdk.privacy.enabledFeatures)"))"
+)
 
 for (index, step) in options.steps.enumerated() {
     var detail = ""
+    var notes: [String] = []
+    var revocation: RevocationReport?
     switch step {
     case .enable(let features, _):
         sdk.privacy.enableFeatures(features)
     case .disable(let features, _):
         sdk.privacy.disableFeatures(features)
+    case .grant(let category), .deny(let category):
+        let status: ConsentStatus = if case .grant = step { .granted } else { .denied }
+        do {
+            if let record = try await sdk.consent.setStatus(status, for: category, source: .user) {
+                detail = " — recorded \(record.category) \(record.previousStatus) -> \(record.newStatus)"
+            } else {
+                detail = " — already \(status): nothing recorded"
+            }
+        } catch {
+            detail = " — \(error)"
+        }
+    case .att(let status):
+        do { detail = " — " + (try await sdk.applyTracking(status)) } catch { detail = " — \(error)" }
     case .track(let count):
-        let (accepted, report) = await sdk.track(count)
+        let (accepted, sanitized, report) = await sdk.track(count)
         detail = " — \(accepted) of \(count) accepted"
         switch report.outcome {
         case .flushed:
@@ -111,12 +170,38 @@ for (index, step) in options.steps.enumerated() {
         case .purged: detail += "; gate closed: nothing flushed, nothing kept"
         case .alreadyFlushing: break
         }
+        var seen: [String: Int] = [:]
+        var order: [String] = []
+        for event in sanitized {
+            for change in event.stripped.map({ "\(event.name): stripped \($0)" })
+                + event.minimized.map({ "\(event.name): \($0)" })
+            {
+                if seen[change] == nil { order.append(change) }
+                seen[change, default: 0] += 1
+            }
+        }
+        notes = order.map { seen[$0, default: 1] > 1 ? "\($0) (x\(seen[$0, default: 1]))" : $0 }
+    case .revokeAll:
+        let report = await sdk.revokeAll()
+        revocation = report
+        detail = report.isComplete ? "" : " — INCOMPLETE"
     }
     await sdk.runtime.settle()
-    printTable("step \(index + 1): \(step)\(detail)")
+    await printTable("step \(index + 1): \(step)\(detail)", notes: notes)
+    if let revocation { printRevocation(revocation) }
 }
 
 await sdk.runtime.shutdown()
+
+let trail = (try? await sdk.consent.exportAuditTrail()) ?? Data()
+let trailLines = trail.split(separator: UInt8(ascii: "\n")).count
+if trailLines == 0 {
+    print("\n== audit trail: empty (no consent change recorded, no ledger file written)")
+} else {
+    print("\n== audit trail: \(PrivacyDataDirectory.consentLedgerFileName), JSON Lines, \(trailLines) record(s)")
+    print(String(decoding: trail, as: UTF8.self), terminator: "")
+}
+
 if isTemporaryDirectory && FileManager.default.fileExists(atPath: dataPath) {
     try? FileManager.default.removeItem(at: dataDirectory)
     print("\nremoved the temporary data dir (pass --data-dir to keep the files)")

@@ -2,11 +2,14 @@ import FeatureGate
 import Foundation
 import NoopRuntime
 
-/// One analytics event.
-struct AnalyticsEvent: Sendable, Codable {
+/// One analytics event as queued and uploaded: already sanitized and minimized.
+struct AnalyticsEvent: Sendable, Encodable {
     let name: String
     let sequence: Int
     let sessionID: String
+    /// The install's anonymous identifier; absent only when it could not be stored.
+    let anonymousID: String?
+    let properties: [String: JSONEventValue]
 }
 
 /// Analytics: a gated event buffer that delivers each batch to two backends on their own, an on-disk queue
@@ -48,17 +51,29 @@ final class AnalyticsSubsystem: Subsystem {
         return report
     }
 
-    /// Queues an event; refused (and counted in the ledger) while analytics is off.
-    func track(_ name: String) -> Bool {
+    /// Counts a refusal through the buffer while analytics is off: nothing is built, kept or stored.
+    func refuse() {
+        _ = try? buffer.track(AnalyticsEvent(name: "", sequence: 0, sessionID: "", anonymousID: nil, properties: [:]))
+    }
+
+    /// Queues a sanitized event; refused (and counted in the ledger) while analytics is off.
+    func track(_ event: SanitizedEvent, anonymousID: UUID?) -> Bool {
         guard buffer.isOpen else {
-            // Through the buffer anyway, so the refusal is counted; nothing is built or kept.
-            return (try? buffer.track(AnalyticsEvent(name: name, sequence: 0, sessionID: ""))) != nil
+            refuse()
+            return false
         }
         let (id, sequence) = session.withLock { session -> (String, Int) in
             session.sequence += 1
             return (session.id ?? "pending", session.sequence)
         }
-        return (try? buffer.track(AnalyticsEvent(name: name, sequence: sequence, sessionID: id))) != nil
+        let queued = AnalyticsEvent(
+            name: event.name,
+            sequence: sequence,
+            sessionID: id,
+            anonymousID: anonymousID.map { $0.uuidString.lowercased() },
+            properties: event.properties.mapValues(JSONEventValue.init)
+        )
+        return (try? buffer.track(queued)) != nil
     }
 }
 

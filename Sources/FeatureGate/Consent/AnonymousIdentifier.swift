@@ -59,6 +59,21 @@ public final class AnonymousIdentifier: Sendable {
         }
     }
 
+    /// The identifier if one exists, cached or stored, without creating one: `nil` when there is none.
+    ///
+    /// Unlike ``current()`` it answers whatever the gate says and never writes: it reads the file at most. Use it
+    /// to name the identifier in an erasure request before revoke-all deletes it.
+    ///
+    /// - Throws: When the identifier file exists but cannot be read.
+    public func stored() throws -> UUID? {
+        try cached.withLock { cached in
+            if let cached { return cached }
+            guard let url, let data = try AtomicFile.read(at: url) else { return nil }
+            return UUID(
+                uuidString: String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+        }
+    }
+
     /// Forgets the identifier and deletes its file (if it exists). The next one will be new.
     ///
     /// - Returns: Whether a stored or cached identifier was discarded.

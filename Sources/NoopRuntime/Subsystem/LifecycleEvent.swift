@@ -41,4 +41,10 @@ public struct SubsystemPurge: Sendable, Hashable {
     public let subsystem: String
     /// What it deleted.
     public let report: PurgeReport
+
+    /// Creates an entry, e.g. for a ``RevocationReport`` built in a test.
+    public init(subsystem: String, report: PurgeReport) {
+        self.subsystem = subsystem
+        self.report = report
+    }
 }

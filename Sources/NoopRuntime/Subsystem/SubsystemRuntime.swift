@@ -106,6 +106,27 @@ public final class SubsystemRuntime: Sendable {
         await waitFor(ticket)
     }
 
+    /// Like ``settle()``, and the pass it waits for also purges every subsystem that is not running and has not
+    /// been purged cleanly since it last ran (or since the runtime was created).
+    ///
+    /// An ordinary pass purges only on an edge it saw. A subsystem whose features were already off at launch is
+    /// never purged, yet an earlier run may have left its files behind (a crash between disable and purge); so
+    /// may a purge that reported failures. Revoke-all (``ConsentRevocation``) calls this so that, afterwards,
+    /// every subsystem has been purged. A subsystem purged without failures and not started since is skipped,
+    /// so calling this twice purges nothing the second time. Running subsystems are left alone.
+    ///
+    /// Purges must touch nothing when there is nothing to delete (see ``Subsystem/purge()``), so with every
+    /// feature off this writes nothing. Before ``start()`` and after ``shutdown()`` it purges nothing.
+    public func settlePurgingStoppedSubsystems() async {
+        let (ticket, spawn) = state.withLock { state in
+            state.purgeStoppedRequested = true
+            let spawn = state.requestPass()
+            return (state.requested, spawn)
+        }
+        if spawn { spawnWorker() }
+        await waitFor(ticket)
+    }
+
     /// Stops following the gate and stops every running subsystem with ``StopReason/shutdown``, without purging.
     ///
     /// Waits until that is done. The runtime calls nothing afterwards; it cannot be started again.
@@ -205,6 +226,8 @@ public final class SubsystemRuntime: Sendable {
     private func pass() async {
         let target = privacy.enabledFeatures
         let plan: [(index: Int, action: Action)] = state.withLock { state in
+            let purgeStopped = state.purgeStoppedRequested
+            state.purgeStoppedRequested = false
             var stops: [(Int, Action)] = []
             var starts: [(Int, Action)] = []
             for index in state.entries.indices {
@@ -235,7 +258,7 @@ public final class SubsystemRuntime: Sendable {
                     stops.append((index, .stopAndPurge(disabled: entry.needs.subtracting(target))))
                 case (.following, .startFailed, false):
                     stops.append((index, .purge))
-                case (.following, .stopped, false) where wasMet:
+                case (.following, .stopped, false) where wasMet || (purgeStopped && !entry.isPurged):
                     stops.append((index, .purge))
                 default:
                     continue
@@ -275,6 +298,11 @@ public final class SubsystemRuntime: Sendable {
     private func update(_ index: Int, phase: SubsystemPhase, event: LifecycleEvent.Kind) {
         state.withLock { state in
             state.entries[index].phase = phase
+            switch event {
+            case .started, .startFailed: state.entries[index].isPurged = false
+            case .purged(let report): state.entries[index].isPurged = report.failures.isEmpty
+            case .stopped: break
+            }
             state.lastSequence += 1
             state.journal.append(
                 LifecycleEvent(
@@ -310,6 +338,10 @@ public final class SubsystemRuntime: Sendable {
         /// if the requirement is met again by the time of the pass, the running subsystem still goes through the
         /// disable edge it missed.
         var disabledSinceLastPass: Feature = []
+        /// Whether the last thing done to the subsystem was a purge without failures: nothing of it is left to
+        /// delete, so ``SubsystemRuntime/settlePurgingStoppedSubsystems()`` skips it. False at registration: an
+        /// earlier run may have left data behind.
+        var isPurged = false
 
         init(subsystem: any Subsystem, needs: Feature, requirement: FeatureRequirement) {
             self.subsystem = subsystem
@@ -331,6 +363,9 @@ public final class SubsystemRuntime: Sendable {
         var waiters: [(ticket: UInt64, continuation: CheckedContinuation<Void, Never>)] = []
         var journal: [LifecycleEvent] = []
         var lastSequence: UInt64 = 0
+        /// Set by ``SubsystemRuntime/settlePurgingStoppedSubsystems()``; the next pass purges stopped subsystems
+        /// that are not known to be clean, and clears it.
+        var purgeStoppedRequested = false
 
         /// Schedules a pass; returns whether the caller must start the worker.
         mutating func requestPass() -> Bool {

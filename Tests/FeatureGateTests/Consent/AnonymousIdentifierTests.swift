@@ -47,3 +47,29 @@ import Testing
         #expect(try identifier.current() != first)
     }
 }
+
+@Suite struct AnonymousIdentifierStoredTests {
+    @Test func storedNeverCreatesAnIdentifier() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let identifier = AnonymousIdentifier(privacy: manager(.analytics), url: directory.url.appending(path: "id"))
+        #expect(try identifier.stored() == nil)
+        #expect(!FileManager.default.fileExists(atPath: directory.path))
+        let current = try identifier.current()
+        #expect(try identifier.stored() == current)
+    }
+
+    @Test func storedReadsALeftoverFileWhileEverythingIsOffWithoutWriting() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let url = directory.url.appending(path: "id")
+        let leftover = UUID()
+        try FileManager.default.createDirectory(at: directory.url, withIntermediateDirectories: true)
+        try Data(leftover.uuidString.utf8).write(to: url)
+        let identifier = AnonymousIdentifier(privacy: manager([]), url: url)
+        #expect(try identifier.current() == nil)
+        #expect(try identifier.stored() == leftover)
+        #expect(try identifier.reset())
+        #expect(try identifier.stored() == nil)
+    }
+}

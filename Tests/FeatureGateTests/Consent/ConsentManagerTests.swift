@@ -173,6 +173,26 @@ func record(
         #expect(await consent.allStatuses.values.allSatisfy { $0 == .denied })
     }
 
+    @Test func startingWithAnEmptyLedgerAndEverythingOffWritesNothing() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let files = PrivacyDataDirectory(url: directory.url)
+        let privacy = manager([], store: FileFeatureStore(url: files.stateFile))
+        let consent = ConsentManager(privacy: privacy, ledger: FileConsentLedger(url: files.consentLedgerFile))
+        _ = AnonymousIdentifier(privacy: privacy, url: files.anonymousIdentifierFile)
+        #expect(await consent.needsPrompt(for: .analytics))
+        #expect(!FileManager.default.fileExists(atPath: directory.path))
+        // Setting the status a category already has writes nothing.
+        #expect(try await consent.setStatus(.unknown, for: .analytics, source: .user) == nil)
+        #expect(!FileManager.default.fileExists(atPath: directory.path))
+        // A denial of features that are already off is recorded, and changes no feature: only the ledger is written.
+        try await consent.setStatus(.denied, for: .analytics, source: .user)
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: directory.path) == [
+                PrivacyDataDirectory.consentLedgerFileName
+            ])
+    }
+
     @Test func concurrentConsentChangesEndConsistent() async throws {
         let privacy = manager([])
         let consent = ConsentManager(privacy: privacy, ledger: InMemoryConsentLedger())

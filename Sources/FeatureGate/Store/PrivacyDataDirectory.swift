@@ -1,0 +1,45 @@
+import Foundation
+
+/// The names of FeatureGate's own files in an SDK's data directory, so the SDK, its tests and revoke-all's
+/// promise agree on them.
+///
+/// | file | holds | after revoke-all |
+/// |---|---|---|
+/// | `featuregate-state.json` | the gate's local set (``FileFeatureStore``) | kept: every feature off |
+/// | `consent-ledger.jsonl` | the consent audit trail (``FileConsentLedger``) | kept, with the revocation recorded |
+/// | `anonymous-id` | the ``AnonymousIdentifier`` | deleted |
+///
+/// Keep the SDK's own files (queues, caches, registrations) in subdirectories its subsystems purge: after
+/// revoke-all the directory then holds only ``retainedFileNames``.
+///
+/// A value of this type only computes URLs: it creates, reads and writes nothing.
+public struct PrivacyDataDirectory: Sendable, Hashable, CustomStringConvertible {
+    /// `featuregate-state.json`: the gate's persisted state, `{"version":1,"enabledFeatures":N}`.
+    public static let stateFileName = "featuregate-state.json"
+    /// `consent-ledger.jsonl`: the consent audit trail, one JSON object per line.
+    public static let consentLedgerFileName = "consent-ledger.jsonl"
+    /// `anonymous-id`: the anonymous identifier, a UUID string; exists only while some feature is enabled.
+    public static let anonymousIdentifierFileName = "anonymous-id"
+    /// The only files revoke-all leaves in the directory: the gate's state and the consent ledger, sorted.
+    public static let retainedFileNames = [consentLedgerFileName, stateFileName]
+
+    /// The directory.
+    public let url: URL
+
+    /// Names the files under `url`. Touches nothing on disk.
+    public init(url: URL) {
+        self.url = url
+    }
+
+    /// The gate's state file, for a ``FileFeatureStore``.
+    public var stateFile: URL { url.appending(path: Self.stateFileName, directoryHint: .notDirectory) }
+    /// The consent ledger, for a ``FileConsentLedger``.
+    public var consentLedgerFile: URL { url.appending(path: Self.consentLedgerFileName, directoryHint: .notDirectory) }
+    /// The anonymous identifier's file, for an ``AnonymousIdentifier``.
+    public var anonymousIdentifierFile: URL {
+        url.appending(path: Self.anonymousIdentifierFileName, directoryHint: .notDirectory)
+    }
+
+    /// The directory's path.
+    public var description: String { url.path(percentEncoded: false) }
+}

@@ -1,0 +1,157 @@
+import FeatureGate
+import Foundation
+
+/// Revoke-all: takes back every consent and every feature, waits until every subsystem has purged its data,
+/// resets the anonymous identifier, and optionally asks the server, once, to erase its copy.
+///
+/// ```swift
+/// let directory = PrivacyDataDirectory(url: dataDirectory)
+/// let revocation = ConsentRevocation(consent: consent, runtime: runtime, identifier: identifier)
+/// let report = await revocation.revokeAll(
+///     erasure: ErasureRequest(via: uploads) { id in
+///         TransportRequest(method: "POST", path: "/erasure", body: Data((id?.uuidString ?? "").utf8))
+///     })
+/// ```
+///
+/// ## What is left on disk
+/// If the SDK keeps FeatureGate's files under the names of `PrivacyDataDirectory` and its own data in
+/// subsystems that purge it, the data directory holds, afterwards, only
+/// - `featuregate-state.json`, the gate's state (every feature off), and
+/// - `consent-ledger.jsonl`, the consent audit trail, which ends with the revocation's denials.
+///
+/// The anonymous identifier's file (`anonymous-id`) is deleted, and so is everything the subsystems keep (event
+/// queue files, caches, registrations): each is stopped and purged, including subsystems that never ran in this
+/// process (see ``SubsystemRuntime/settlePurgingStoppedSubsystems()``).
+///
+/// ## Sending nothing twice
+/// The erasure request is sent only when some feature was enabled as the call began (a revocation is then an
+/// enabled → disabled edge) and only if the runtime's ``SubsystemRuntime/exitPermit`` can be spent: a second
+/// revoke-all, or one made with everything already off, sends nothing.
+///
+/// Thread safety: `revokeAll` may be called from any task; concurrent calls may both purge, but at most one
+/// sends the erasure request.
+public struct ConsentRevocation: Sendable {
+    /// The consent whose categories are denied.
+    public let consent: ConsentManager
+    /// The runtime whose subsystems are stopped and purged; it must follow the same gate as ``consent``.
+    public let runtime: SubsystemRuntime
+    /// The identifier that is reset.
+    public let identifier: AnonymousIdentifier
+
+    /// Ties the revocation to the SDK's consent, runtime and anonymous identifier. Does nothing else.
+    ///
+    /// - Precondition: `consent` and `runtime` share one `PrivacyManager`.
+    public init(consent: ConsentManager, runtime: SubsystemRuntime, identifier: AnonymousIdentifier) {
+        precondition(consent.privacy === runtime.privacy, "consent and runtime must share one PrivacyManager")
+        self.consent = consent
+        self.runtime = runtime
+        self.identifier = identifier
+    }
+
+    /// Denies every category, disables every feature, waits until every subsystem has stopped and purged, resets
+    /// the anonymous identifier and, if asked, sends one erasure request.
+    ///
+    /// In order:
+    /// 1. every category of the policy (and any other with a status) is denied, recorded with `source`;
+    /// 2. every feature of the gate's catalog is disabled locally, consent-managed or not;
+    /// 3. the runtime settles: running subsystems are stopped (each may send its own one-shot opt-out) and
+    ///    purged, and stopped subsystems not known to be clean are purged too;
+    /// 4. the anonymous identifier is deleted;
+    /// 5. `erasure`, if given, is sent through the runtime's exit permit (see ``ErasureOutcome``).
+    ///
+    /// It never throws: a step that fails is reported in ``RevocationReport/failures`` and the others still run,
+    /// because a revocation that stops half-way would leave data behind.
+    ///
+    /// - Parameters:
+    ///   - source: Who revoked, recorded in the audit trail; `ConsentSource.user` unless a server or migration
+    ///     did.
+    ///   - erasure: The erasure request to send, or `nil` for none.
+    /// - Returns: What was recorded, disabled, purged, reset and sent.
+    public func revokeAll(source: ConsentSource = .user, erasure: ErasureRequest? = nil) async -> RevocationReport {
+        let privacy = runtime.privacy
+        let mark = runtime.lastEventSequence
+        var report = RevocationReport()
+        // The local set, looking past the remote kill switch: revoking what the user had enabled is an edge even
+        // while a server has it switched off.
+        let enabledBefore = privacy.reasons().filter(\.isLocallyEnabled).reduce(into: Feature()) {
+            $0.formUnion($1.feature)
+        }
+
+        // Read before anything is disabled: the identifier deletes itself when the last feature goes off. An
+        // unreadable file is not reported here: deleting it below fails too, and that is reported.
+        let subject = try? identifier.stored()
+
+        let (records, errors) = await consent.denyEveryCategory(source: source)
+        report.consentRecords = records
+        report.failures += errors.map { .consentNotRecorded($0) }
+
+        // Bits outside the catalog are never enabled (the gate masks them), so the catalog is everything.
+        privacy.disableFeatures(privacy.catalog.allFeatures)
+        report.disabledFeatures = enabledBefore
+
+        await runtime.settlePurgingStoppedSubsystems()
+        report.purges = Self.merged(runtime.purges(after: mark))
+
+        do {
+            let discarded = try identifier.reset()
+            report.identifierReset = discarded || subject != nil
+        } catch {
+            report.failures.append(.identifierNotReset(error))
+        }
+
+        if let erasure {
+            report.erasure = await Self.send(erasure, subject: subject, wasEnabled: !enabledBefore.isEmpty, runtime)
+        }
+        return report
+    }
+
+    private static func send(
+        _ erasure: ErasureRequest,
+        subject: UUID?,
+        wasEnabled: Bool,
+        _ runtime: SubsystemRuntime
+    ) async -> ErasureOutcome {
+        guard wasEnabled else { return .nothingWasEnabled }
+        do {
+            return .sent(
+                try await erasure.transport.sendExitRequest(erasure.makeRequest(subject), permit: runtime.exitPermit)
+            )
+        } catch {
+            switch error {
+            // An exit request ignores the gate, so `gateClosed` cannot happen; treat it as a refusal all the same.
+            case .permitUnavailable, .gateClosed: return .refusedNoPermit
+            case .failed(let underlying): return .failed(underlying)
+            }
+        }
+    }
+
+    /// One entry per subsystem, in the order of its first purge.
+    private static func merged(_ purges: [SubsystemPurge]) -> [SubsystemPurge] {
+        var order: [String] = []
+        var reports: [String: PurgeReport] = [:]
+        for purge in purges {
+            if reports[purge.subsystem] == nil { order.append(purge.subsystem) }
+            reports[purge.subsystem, default: PurgeReport()].merge(purge.report)
+        }
+        return order.map { SubsystemPurge(subsystem: $0, report: reports[$0] ?? PurgeReport()) }
+    }
+}
+
+extension ConsentManager {
+    /// Denies every category like `ConsentManager.denyAll(source:)`, in one actor turn, but keeps every record
+    /// appended and every ledger error instead of throwing the first.
+    fileprivate func denyEveryCategory(
+        source: ConsentSource
+    ) -> (records: [ConsentRecord], errors: [ConsentRecordingError]) {
+        var records: [ConsentRecord] = []
+        var errors: [ConsentRecordingError] = []
+        for category in allStatuses.keys.sorted() {
+            do {
+                if let record = try setStatus(.denied, for: category, source: source) { records.append(record) }
+            } catch {
+                errors.append(error)
+            }
+        }
+        return (records, errors)
+    }
+}

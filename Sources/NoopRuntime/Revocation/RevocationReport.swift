@@ -1,0 +1,81 @@
+import FeatureGate
+import Foundation
+
+/// What ``ConsentRevocation/revokeAll(source:erasure:)`` did.
+public struct RevocationReport: Sendable, CustomStringConvertible {
+    /// The consent records appended, one per category that was not already denied, sorted by category.
+    public var consentRecords: [ConsentRecord]
+    /// The features that were enabled locally (ignoring the remote kill switch) when the call began and are now
+    /// off.
+    public var disabledFeatures: Feature
+    /// What each subsystem purged during the call, one entry per subsystem purged, in the order of their first
+    /// purge. A subsystem that was already purged cleanly and not started since is not purged again.
+    public var purges: [SubsystemPurge]
+    /// Whether an anonymous identifier existed (cached or stored) and is now gone.
+    public var identifierReset: Bool
+    /// What became of the erasure request.
+    public var erasure: ErasureOutcome
+    /// What could not be done. The rest was done regardless: a revocation never stops half-way.
+    public var failures: [RevocationFailure]
+
+    /// Creates a report.
+    public init(
+        consentRecords: [ConsentRecord] = [],
+        disabledFeatures: Feature = [],
+        purges: [SubsystemPurge] = [],
+        identifierReset: Bool = false,
+        erasure: ErasureOutcome = .notRequested,
+        failures: [RevocationFailure] = []
+    ) {
+        self.consentRecords = consentRecords
+        self.disabledFeatures = disabledFeatures
+        self.purges = purges
+        self.identifierReset = identifierReset
+        self.erasure = erasure
+        self.failures = failures
+    }
+
+    /// Everything the subsystems purged, added up.
+    public var totalPurged: PurgeReport {
+        purges.reduce(into: PurgeReport()) { $0.merge($1.report) }
+    }
+
+    /// Whether every step succeeded: every denial recorded, every purge complete, the identifier deleted.
+    ///
+    /// The erasure request does not count: it may legitimately not be sent (see ``ErasureOutcome``).
+    public var isComplete: Bool { failures.isEmpty && totalPurged.failures.isEmpty }
+
+    /// A few lines: records, features, purges, identifier, erasure, failures.
+    public var description: String {
+        var lines = [
+            "consent records appended: \(consentRecords.count)",
+            "features disabled: \(disabledFeatures)",
+        ]
+        if purges.isEmpty {
+            lines.append("purged: nothing left to purge")
+        } else {
+            lines += purges.map { "purged \($0.subsystem): \($0.report)" }
+        }
+        lines.append("anonymous identifier: \(identifierReset ? "reset" : "none stored")")
+        lines.append("erasure request: \(erasure)")
+        lines += failures.map { "failed: \($0)" }
+        return lines.joined(separator: "\n")
+    }
+}
+
+/// A step of revoke-all that did not succeed.
+public enum RevocationFailure: Sendable, CustomStringConvertible {
+    /// The ledger refused a denial. The denial was applied anyway (its features are off); it is just not in the
+    /// audit trail.
+    case consentNotRecorded(ConsentRecordingError)
+    /// The anonymous identifier's file could not be read or deleted.
+    case identifierNotReset(any Error)
+
+    /// What failed.
+    public var description: String {
+        switch self {
+        case .consentNotRecorded(let error): "\(error)"
+        case .identifierNotReset(let error): "cannot reset the anonymous identifier: \(error)"
+        }
+    }
+}

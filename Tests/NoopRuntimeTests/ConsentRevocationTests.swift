@@ -1,0 +1,314 @@
+import FeatureGate
+import Foundation
+import NoopRuntime
+import Testing
+
+/// A subsystem that keeps one file in its own folder of the data directory: written on start, deleted (with the
+/// folder) on purge.
+private final class FileKeepingSubsystem: Subsystem {
+    let name: String
+    let requiredFeatures: Feature
+    let fileName: String
+    let storage: GatedStorage
+
+    init(_ name: String, needs: Feature, fileName: String, root: URL, privacy: PrivacyManager, ledger: IOLedger) {
+        self.name = name
+        self.requiredFeatures = needs
+        self.fileName = fileName
+        storage = GatedStorage(
+            FileStorage(directory: root.appending(path: name)), features: needs, privacy: privacy, ledger: ledger)
+    }
+
+    func start() async throws { try storage.write(Data(#"{"kept":true}"#.utf8), to: fileName) }
+    func stop(reason: StopReason) async {}
+    func purge() async -> PurgeReport {
+        do { return PurgeReport(removedFiles: try storage.purge().map { "\(name)/\($0)" }) } catch {
+            return PurgeReport(failures: ["\(error)"])
+        }
+    }
+}
+
+/// An SDK laid out the way `PrivacyDataDirectory` documents: the gate's state, the consent ledger and the
+/// anonymous identifier at the top of the data directory, each subsystem's files in a folder of its own.
+private struct FileSDK {
+    let directory: PrivacyDataDirectory
+    let privacy: PrivacyManager
+    let consent: ConsentManager
+    let identifier: AnonymousIdentifier
+    let runtime: SubsystemRuntime
+    let transport: RecordingTransport
+    let revocation: ConsentRevocation
+    let erasure: ErasureRequest
+
+    init(ledger: (any ConsentLedger)? = nil, failingTransport: Bool = false) {
+        let root = URL(filePath: NSTemporaryDirectory()).appending(path: "noop-revoke-\(UUID().uuidString)")
+        directory = PrivacyDataDirectory(url: root)
+        privacy = PrivacyManager(
+            configuration: PrivacyConfiguration(enabledFeatures: []),
+            store: FileFeatureStore(url: directory.stateFile)
+        )
+        consent = ConsentManager(
+            privacy: privacy, ledger: ledger ?? FileConsentLedger(url: directory.consentLedgerFile))
+        identifier = AnonymousIdentifier(privacy: privacy, url: directory.anonymousIdentifierFile)
+        runtime = SubsystemRuntime(privacy: privacy)
+        let ioLedger = IOLedger()
+        for (name, needs, file) in [
+            ("push", Feature.push, "registration.json"),
+            ("analytics", Feature.analytics, "queue.jsonl"),
+            ("contacts", Feature.contacts, "contact.json"),
+        ] {
+            runtime.register(
+                FileKeepingSubsystem(name, needs: needs, fileName: file, root: root, privacy: privacy, ledger: ioLedger)
+            )
+        }
+        revocation = ConsentRevocation(consent: consent, runtime: runtime, identifier: identifier)
+        transport = RecordingTransport(failing: failingTransport)
+        erasure = ErasureRequest(
+            via: GatedTransport(transport, features: .analytics, privacy: privacy, ledger: ioLedger)
+        ) { id in
+            TransportRequest(method: "POST", path: "/erasure", body: Data((id?.uuidString ?? "none").utf8))
+        }
+    }
+
+    /// Every file and folder under the data directory, relative and sorted; empty when it does not exist.
+    var files: [String] {
+        ((try? FileManager.default.subpathsOfDirectory(atPath: directory.url.path(percentEncoded: false))) ?? [])
+            .sorted()
+    }
+
+    func read(_ url: URL) -> Data? { FileManager.default.contents(atPath: url.path(percentEncoded: false)) }
+
+    func cleanUp() { try? FileManager.default.removeItem(at: directory.url) }
+
+    /// Grants analytics and enables push, lets the subsystems start, and creates the anonymous identifier.
+    func runWithDataEverywhere() async throws -> UUID {
+        runtime.start()
+        try await consent.setStatus(.granted, for: .analytics, source: .user)
+        privacy.enableFeatures(.push)
+        await runtime.settle()
+        return try #require(try identifier.current())
+    }
+}
+
+@Suite struct ConsentRevocationTests {
+    @Test func revokeAllLeavesOnlyTheGateStateAndTheConsentLedgerOnDisk() async throws {
+        let sdk = FileSDK()
+        defer { sdk.cleanUp() }
+        let id = try await sdk.runWithDataEverywhere()
+        // Left behind by an earlier run whose contacts feature was on: the contacts subsystem never runs now.
+        try FileStorage(directory: sdk.directory.url.appending(path: "contacts"))
+            .write(Data("{}".utf8), to: "contact.json")
+        #expect(
+            sdk.files == [
+                "analytics", "analytics/queue.jsonl", "anonymous-id", "consent-ledger.jsonl", "contacts",
+                "contacts/contact.json", "featuregate-state.json", "push", "push/registration.json",
+            ])
+
+        let report = await sdk.revocation.revokeAll(erasure: sdk.erasure)
+
+        #expect(sdk.files == PrivacyDataDirectory.retainedFileNames)
+        #expect(sdk.files == ["consent-ledger.jsonl", "featuregate-state.json"])
+        let state = try #require(sdk.read(sdk.directory.stateFile))
+        #expect(try FeatureStateRecord.decode(state) == [])
+        let trail = try FileConsentLedger(url: sdk.directory.consentLedgerFile).load().records
+        // The trail keeps milliseconds; compare everything else.
+        func summary(_ record: ConsentRecord) -> String {
+            "\(record.category) \(record.previousStatus)->\(record.newStatus) v\(record.policyVersion) \(record.source)"
+        }
+        #expect(trail.suffix(3).map(summary) == report.consentRecords.map(summary))
+        #expect(report.consentRecords.map(\.category) == [.advertising, .analytics, .thirdPartySharing])
+        #expect(report.consentRecords.allSatisfy { $0.newStatus == .denied && $0.source == .user })
+        #expect(report.disabledFeatures == [.analytics, .tagsAndAttributes, .push])
+        #expect(Set(report.purges.map(\.subsystem)) == ["analytics", "push", "contacts"])
+        #expect(
+            report.totalPurged.removedFiles.sorted() == [
+                "analytics/queue.jsonl", "contacts/contact.json", "push/registration.json",
+            ])
+        #expect(report.identifierReset)
+        #expect(report.isComplete)
+        // The erasure request names the identifier that existed before the revocation deleted it.
+        #expect(report.erasure.wasSent)
+        #expect(sdk.transport.requests.all.map(\.body) == [Data(id.uuidString.utf8)])
+        #expect(sdk.privacy.enabledFeatures.isEmpty)
+        #expect(await sdk.consent.allStatuses.values.allSatisfy { $0 == .denied })
+    }
+
+    @Test func aSecondRevokeAllSendsNoSecondErasureRequestAndChangesNothing() async throws {
+        let sdk = FileSDK()
+        defer { sdk.cleanUp() }
+        _ = try await sdk.runWithDataEverywhere()
+        let first = await sdk.revocation.revokeAll(erasure: sdk.erasure)
+        let ledgerAfterFirst = sdk.read(sdk.directory.consentLedgerFile)
+        let stateAfterFirst = sdk.read(sdk.directory.stateFile)
+
+        let second = await sdk.revocation.revokeAll(erasure: sdk.erasure)
+
+        #expect(first.erasure.wasSent)
+        guard case .nothingWasEnabled = second.erasure else {
+            Issue.record("second erasure outcome: \(second.erasure)")
+            return
+        }
+        #expect(sdk.transport.requests.count == 1)
+        #expect(second.consentRecords.isEmpty)
+        #expect(second.disabledFeatures.isEmpty)
+        #expect(second.purges.isEmpty)
+        #expect(!second.identifierReset)
+        #expect(sdk.read(sdk.directory.consentLedgerFile) == ledgerAfterFirst)
+        #expect(sdk.read(sdk.directory.stateFile) == stateAfterFirst)
+    }
+
+    @Test func revokeAllWithEverythingAlreadyOffSendsNothing() async throws {
+        let sdk = FileSDK()
+        defer { sdk.cleanUp() }
+        sdk.runtime.start()
+        await sdk.runtime.settle()
+
+        let report = await sdk.revocation.revokeAll(erasure: sdk.erasure)
+
+        guard case .nothingWasEnabled = report.erasure else {
+            Issue.record("erasure outcome: \(report.erasure)")
+            return
+        }
+        #expect(sdk.transport.requests.count == 0)
+        #expect(!report.identifierReset)
+        // The denials are the person's decision and are recorded; nothing else is written.
+        #expect(report.consentRecords.count == 3)
+        #expect(sdk.files == ["consent-ledger.jsonl"])
+    }
+
+    @Test func revokeAllAfterEverythingWasSwitchedOffDirectlySendsNothingThoughThePermitIsArmed() async throws {
+        let sdk = FileSDK()
+        defer { sdk.cleanUp() }
+        _ = try await sdk.runWithDataEverywhere()
+        sdk.privacy.disableFeatures(.all)
+        await sdk.runtime.settle()
+        #expect(sdk.runtime.exitPermit.isArmed)
+
+        let report = await sdk.revocation.revokeAll(erasure: sdk.erasure)
+
+        guard case .nothingWasEnabled = report.erasure else {
+            Issue.record("erasure outcome: \(report.erasure)")
+            return
+        }
+        #expect(sdk.transport.requests.count == 0)
+        #expect(sdk.files == PrivacyDataDirectory.retainedFileNames)
+    }
+
+    @Test func theErasureRequestIsRefusedWhenNothingHasRunSinceTheLastOne() async throws {
+        let sdk = FileSDK()
+        defer { sdk.cleanUp() }
+        _ = try await sdk.runWithDataEverywhere()
+        _ = await sdk.revocation.revokeAll(erasure: sdk.erasure)
+        // Enabled again, but no subsystem needs feature flags: nothing starts, so the permit stays spent.
+        sdk.privacy.enableFeatures(.featureFlags)
+        await sdk.runtime.settle()
+
+        let report = await sdk.revocation.revokeAll(erasure: sdk.erasure)
+
+        guard case .refusedNoPermit = report.erasure else {
+            Issue.record("erasure outcome: \(report.erasure)")
+            return
+        }
+        #expect(report.disabledFeatures == .featureFlags)
+        #expect(sdk.transport.requests.count == 1)
+    }
+
+    @Test func aFailedErasureRequestIsReportedAndNotRetried() async throws {
+        let sdk = FileSDK(failingTransport: true)
+        defer { sdk.cleanUp() }
+        _ = try await sdk.runWithDataEverywhere()
+
+        let report = await sdk.revocation.revokeAll(erasure: sdk.erasure)
+
+        guard case .failed(let error) = report.erasure else {
+            Issue.record("erasure outcome: \(report.erasure)")
+            return
+        }
+        #expect(error is TransportFailure)
+        #expect(sdk.transport.requests.count == 1)
+        #expect(!sdk.runtime.exitPermit.isArmed)
+        #expect(sdk.files == PrivacyDataDirectory.retainedFileNames)
+    }
+
+    @Test func withoutAnErasureRequestNothingIsSent() async throws {
+        let sdk = FileSDK()
+        defer { sdk.cleanUp() }
+        _ = try await sdk.runWithDataEverywhere()
+        let report = await sdk.revocation.revokeAll(source: .remote)
+        guard case .notRequested = report.erasure else {
+            Issue.record("erasure outcome: \(report.erasure)")
+            return
+        }
+        #expect(sdk.transport.requests.count == 0)
+        #expect(sdk.runtime.exitPermit.isArmed)
+        #expect(report.consentRecords.allSatisfy { $0.source == .remote })
+    }
+
+    @Test func aLedgerThatRefusesTheDenialsStillEndsWithEverythingOffAndPurged() async throws {
+        let ledger = RefusingLedger()
+        let sdk = FileSDK(ledger: ledger)
+        defer { sdk.cleanUp() }
+        sdk.runtime.start()
+        ledger.refuse = false
+        try await sdk.consent.setStatus(.granted, for: .analytics, source: .user)
+        await sdk.runtime.settle()
+        ledger.refuse = true
+
+        let report = await sdk.revocation.revokeAll(erasure: sdk.erasure)
+
+        #expect(report.consentRecords.isEmpty)
+        #expect(report.failures.count == 3)
+        #expect(!report.isComplete)
+        #expect(sdk.privacy.enabledFeatures.isEmpty)
+        #expect(report.purges.map(\.subsystem).contains("analytics"))
+        #expect(report.erasure.wasSent)
+        #expect(sdk.files == [PrivacyDataDirectory.stateFileName])
+    }
+
+    @Test func concurrentRevocationsSendOneErasureRequestPerEnabledPeriod() async throws {
+        let privacy = gate()
+        let consent = ConsentManager(privacy: privacy, ledger: InMemoryConsentLedger())
+        let runtime = SubsystemRuntime(privacy: privacy)
+        runtime.register(RecordingSubsystem("analytics", needs: .analytics, log: Collector()))
+        runtime.start()
+        let transport = RecordingTransport()
+        let erasure = ErasureRequest(
+            via: GatedTransport(transport, features: .analytics, privacy: privacy, ledger: IOLedger())
+        ) { _ in TransportRequest(method: "POST", path: "/erasure") }
+        let revocation = ConsentRevocation(
+            consent: consent, runtime: runtime, identifier: AnonymousIdentifier(privacy: privacy, url: nil))
+        let periods = 100
+        let callers = 10
+
+        for period in 0..<periods {
+            try await consent.setStatus(.granted, for: .analytics, source: .user)
+            await runtime.settle()
+            let sent = await withTaskGroup(of: Bool.self) { group in
+                for _ in 0..<callers {
+                    group.addTask { await revocation.revokeAll(erasure: erasure).erasure.wasSent }
+                }
+                return await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+            }
+            #expect(sent == 1, "period \(period)")
+            #expect(privacy.enabledFeatures.isEmpty)
+        }
+        #expect(transport.requests.count == periods)
+    }
+}
+
+/// A ledger in memory that refuses appends while `refuse` is set.
+private final class RefusingLedger: ConsentLedger {
+    struct Refused: Error {}
+    private let inner = InMemoryConsentLedger()
+    private let refusing = LockedValue(false)
+    var refuse: Bool {
+        get { refusing.withLock { $0 } }
+        set { refusing.withLock { $0 = newValue } }
+    }
+    func load() throws -> ConsentLedgerContents { try inner.load() }
+    func append(_ record: ConsentRecord) throws {
+        if refuse { throw Refused() }
+        try inner.append(record)
+    }
+    func exportJSONLines() throws -> Data { try inner.exportJSONLines() }
+}
