@@ -144,25 +144,8 @@ import Testing
         }
     }
 
-    /// A bplist00 file around `objects` (object 0 is the top), with 1-byte offsets when they fit.
+    /// A bplist00 file around `objects` (object 0 is the top), assembled as the writer does.
     private func handMadeBinaryPlist(_ objects: [[UInt8]], referenceSize: Int) -> [UInt8] {
-        var bytes = Array("bplist00".utf8)
-        var offsets: [Int] = []
-        for object in objects {
-            offsets.append(bytes.count)
-            bytes += object
-        }
-        let tableStart = bytes.count
-        let offsetSize = tableStart < 256 ? 1 : tableStart < 65_536 ? 2 : 4
-        for offset in offsets {
-            for shift in stride(from: (offsetSize - 1) * 8, through: 0, by: -8) {
-                bytes.append(UInt8((offset >> shift) & 0xFF))
-            }
-        }
-        bytes += [0, 0, 0, 0, 0, 0, UInt8(offsetSize), UInt8(referenceSize)]
-        for value in [objects.count, 0, tableStart] {
-            for shift in stride(from: 56, through: 0, by: -8) { bytes.append(UInt8((value >> shift) & 0xFF)) }
-        }
-        return bytes
+        ConfigWriter.assembleBinaryPlist(objects, referenceSize: referenceSize)
     }
 }

@@ -71,6 +71,13 @@ public enum ConfigWriter {
         objects.append([reset ? 0x09 : 0x08])
         for name in names { objects.append(ascii(name)) }
 
+        return Data(assembleBinaryPlist(objects, referenceSize: referenceSize))
+    }
+
+    /// A `bplist00` file around encoded `objects` (object 0 is the top): header, objects, offset table, trailer.
+    ///
+    /// Shared with the tests, which assemble malformed object graphs the reader must reject.
+    package static func assembleBinaryPlist(_ objects: [[UInt8]], referenceSize: Int) -> [UInt8] {
         var bytes = Array("bplist00".utf8)
         var offsets: [Int] = []
         for object in objects {
@@ -85,9 +92,9 @@ public enum ConfigWriter {
             }
         }
         bytes += [0, 0, 0, 0, 0, 0, UInt8(offsetSize), UInt8(referenceSize)]
-        for value in [count, 0, tableStart] {
+        for value in [objects.count, 0, tableStart] {
             for shift in stride(from: 56, through: 0, by: -8) { bytes.append(UInt8((value >> shift) & 0xFF)) }
         }
-        return Data(bytes)
+        return bytes
     }
 }
