@@ -23,8 +23,8 @@ import Testing
     }
 
     @Test func asciiNearMissLeavesNonASCIITextToTheScalarPath() {
-        #expect(NameMatching.asciiNearMiss("enabledFeaturé", of: "enabledFeatures") == nil)
-        #expect(NameMatching.asciiNearMiss("enabledFeatures", of: "enabledFeaturé") == nil)
+        #expect(NearMissTarget("enabledFeatures").asciiNearMiss("enabledFeaturé") == nil)
+        #expect(NearMissTarget("enabledFeaturé").asciiNearMiss("enabledFeatures") == nil)
         // U+212A KELVIN SIGN is not a K: two edits away after folding, as the scalar path says.
         #expect(NameMatching.isNearMiss("\u{212A}enabledFeatures", of: "enabledFeatures"))
         #expect(NameMatching.isNearMiss("enabledFeatures\u{212A}\u{212A}\u{212A}", of: "enabledFeatures") == false)

@@ -57,13 +57,10 @@ package enum NameMatching {
 
     /// Whether `key` looks like a misspelling of `target`: the same letters in another case or with separators,
     /// or at most two edits away.
+    ///
+    /// To check many keys against one target, make a ``NearMissTarget`` once.
     package static func isNearMiss(_ key: String, of target: String) -> Bool {
-        guard key != target else { return false }
-        // The validator asks this of every top-level key, twice, so a whole AirshipConfig.plist costs 28 calls:
-        // ASCII text (every key in practice) is compared without building strings.
-        if let nearMiss = asciiNearMiss(key, of: target) { return nearMiss }
-        guard key.unicodeScalars.count <= 64 else { return false }
-        return scalarNearMiss(key, of: target)
+        NearMissTarget(target).isNearMiss(key)
     }
 
     /// ``isNearMiss(_:of:)`` for any text, by building the folded strings. `key` has at most 64 scalars.
@@ -75,35 +72,10 @@ package enum NameMatching {
         return editDistance(folded, wanted) <= 2
     }
 
-    /// ``isNearMiss(_:of:)`` without allocating, for ASCII text; `nil` when `key` or `target` is not ASCII.
-    ///
-    /// For ASCII, folding (trim, lowercase, drop `_`, `-` and spaces) works byte by byte, scalars are bytes (so a key
-    /// of more than 64 bytes has more than 64 scalars), and two strings are equal exactly when their bytes are: the
-    /// answer is the one ``scalarNearMiss(_:of:)`` gives.
-    package static func asciiNearMiss(_ key: String, of target: String) -> Bool? {
-        var key = key
-        var target = target
-        return key.withUTF8 { key in
-            target.withUTF8 { target -> Bool? in
-                guard key.allSatisfy({ $0 < 0x80 }), target.allSatisfy({ $0 < 0x80 }) else { return nil }
-                guard key.count <= 64 else { return false }
-                return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: key.count + target.count) { buffer in
-                    let keyCount = foldASCII(key, into: buffer, at: 0)
-                    let targetCount = foldASCII(target, into: buffer, at: keyCount)
-                    let folded = UnsafeBufferPointer(rebasing: buffer[0..<keyCount])
-                    let wanted = UnsafeBufferPointer(rebasing: buffer[keyCount..<keyCount + targetCount])
-                    if folded.elementsEqual(wanted) { return true }
-                    guard abs(folded.count - wanted.count) <= 2 else { return false }
-                    return editDistance(folded, wanted, stoppingAbove: 2) <= 2
-                }
-            }
-        }
-    }
-
-    /// Writes ASCII `text` trimmed, lowercased and without `_`, `-` and spaces into `buffer` from `start`; returns how
-    /// many bytes it wrote.
-    private static func foldASCII(
-        _ text: UnsafeBufferPointer<UInt8>, into buffer: UnsafeMutableBufferPointer<UInt8>, at start: Int
+    /// ASCII `text` trimmed, lowercased and without `_`, `-` and spaces, written to the start of `buffer`; returns
+    /// how many bytes it wrote (at most `text.count`).
+    fileprivate static func foldASCII(
+        _ text: UnsafeBufferPointer<UInt8>, into buffer: UnsafeMutableBufferPointer<UInt8>
     ) -> Int {
         var first = 0
         var end = text.count
@@ -111,7 +83,7 @@ package enum NameMatching {
         while end > first, isASCIISpace(text[end - 1]) { end -= 1 }
         var count = 0
         for byte in text[first..<end] where byte != UInt8(ascii: "_") && byte != UInt8(ascii: "-") && byte != 0x20 {
-            buffer[start + count] = (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte + 32 : byte
+            buffer[count] = (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte + 32 : byte
             count += 1
         }
         return count
@@ -130,7 +102,7 @@ package enum NameMatching {
     ///
     /// With a `limit`, it stops as soon as every entry of a row exceeds it (later rows can only be larger) and returns
     /// that row's smallest entry: the exact distance when it is at most `limit`, some value above `limit` otherwise.
-    private static func editDistance<Text: RandomAccessCollection>(
+    fileprivate static func editDistance<Text: RandomAccessCollection>(
         _ a: Text, _ b: Text, stoppingAbove limit: Int = .max
     ) -> Int where Text.Element: Equatable, Text.Index == Int {
         if a.isEmpty { return b.count }
@@ -152,6 +124,64 @@ package enum NameMatching {
                 swap(&previous, &current)
             }
             return previous[b.count]
+        }
+    }
+}
+
+/// A name that keys may be near misses of, such as `enabledFeatures`, folded once so that each key checked against it
+/// costs one pass over the key and no allocation.
+///
+/// The validator checks every top-level key of a config against both keys it reads: 28 checks for a whole
+/// `AirshipConfig.plist`, which made them most of the cost of reading one while they built strings scalar by scalar.
+package struct NearMissTarget: Sendable {
+    /// The name as written.
+    package let name: String
+    /// The folded name when it is ASCII; `nil` sends every key to ``NameMatching/scalarNearMiss(_:of:)``.
+    private let folded: [UInt8]?
+
+    /// Folds `name` for checking keys against it.
+    package init(_ name: String) {
+        self.name = name
+        let bytes = Array(name.utf8)
+        guard bytes.allSatisfy({ $0 < 0x80 }) else {
+            folded = nil
+            return
+        }
+        folded = bytes.withUnsafeBufferPointer { bytes in
+            [UInt8](unsafeUninitializedCapacity: bytes.count) { buffer, count in
+                count = NameMatching.foldASCII(bytes, into: buffer)
+            }
+        }
+    }
+
+    /// Whether `key` looks like a misspelling of ``name``; the answer of ``NameMatching/isNearMiss(_:of:)``.
+    package func isNearMiss(_ key: String) -> Bool {
+        guard key != name else { return false }
+        if let answer = asciiNearMiss(key) { return answer }
+        guard key.unicodeScalars.count <= 64 else { return false }
+        return NameMatching.scalarNearMiss(key, of: name)
+    }
+
+    /// The answer for an ASCII key and name, or `nil` when either is not ASCII.
+    ///
+    /// For ASCII, folding works byte by byte, scalars are bytes (so a key of more than 64 bytes has more than 64
+    /// scalars), and two strings are equal exactly when their bytes are: the answer is the one
+    /// ``NameMatching/scalarNearMiss(_:of:)`` gives.
+    package func asciiNearMiss(_ key: String) -> Bool? {
+        guard let folded else { return nil }
+        var key = key
+        return key.withUTF8 { key -> Bool? in
+            guard key.allSatisfy({ $0 < 0x80 }) else { return nil }
+            // Folding never lengthens a key, so one too short for two edits to reach the name is not a near miss.
+            guard key.count <= 64, key.count >= folded.count - 2 else { return false }
+            return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: key.count) { buffer in
+                let foldedKey = UnsafeBufferPointer(rebasing: buffer[0..<NameMatching.foldASCII(key, into: buffer)])
+                return folded.withUnsafeBufferPointer { folded in
+                    if foldedKey.elementsEqual(folded) { return true }
+                    guard abs(foldedKey.count - folded.count) <= 2 else { return false }
+                    return NameMatching.editDistance(foldedKey, folded, stoppingAbove: 2) <= 2
+                }
+            }
         }
     }
 }
