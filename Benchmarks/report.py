@@ -32,7 +32,6 @@ CANARY = "Harness.mallocCanary"
 # Ratio budgets: (what, numerator, denominator, "<=" or ">=", bound). A side is a benchmark (its median time per
 # call) or a (benchmark, per-call metric) pair; a single string with "/" names a paired benchmark's per-sample ratio
 # metric (x1000), whose median is the ratio.
-# Benchmark 6 adds "config load <= 1.5 x bare decode" rows here, one per format.
 PAIRED = "Contended.isEnabled-vs-rawLoad"
 RATIO_BUDGETS = [
     ("isEnabled ÷ raw load, one thread", "Gate.isEnabled", "Floor.rawLoad", "<=", 2),
@@ -40,6 +39,9 @@ RATIO_BUDGETS = [
     ("Airship-style ÷ isEnabled, one thread", "AirshipStyle.isEnabled", "Gate.isEnabled", ">=", 10),
     ("Airship-style ÷ isEnabled, contended", "AirshipStyle.isEnabled.contended",
      (PAIRED, "isEnabled_ps_per_call"), ">=", 50),
+    ("config load ÷ bare decode, XML plist", "Config.load.xml", "Config.decode.xml", "<=", 1.5),
+    ("config load ÷ bare decode, binary plist", "Config.load.binary", "Config.decode.binary", "<=", 1.5),
+    ("config load ÷ bare decode, JSON", "Config.load.json", "Config.decode.json", "<=", 1.5),
 ]
 
 # Exported metric names (spaces become underscores) and the short names used below.
