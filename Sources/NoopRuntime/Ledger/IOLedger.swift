@@ -54,7 +54,7 @@ public final class IOLedger: @unchecked Sendable {
     @usableFromInline static let slotCount = UInt.bitWidth + 1
     // The counts of cases, from the last case of each enum rather than from `allCases`: `record(_:_:for:)` is
     // inlined into callers, where these fold to constants, while `allCases` and a `static let` are calls (two of
-    // each per refusal, half the cost of a closed gate). `init` checks them against `allCases`.
+    // each per refusal, a third of the cost of a closed gate). `init` checks them against `allCases`.
     @inlinable static var operationCount: Int { Operation.purge.rawValue + 1 }
     @inlinable static var outcomeCount: Int { Outcome.refused.rawValue + 1 }
     @inlinable static var countersPerSlot: Int { operationCount * outcomeCount }
