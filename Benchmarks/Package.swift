@@ -18,6 +18,8 @@ let package = Package(
             dependencies: [
                 .product(name: "Benchmark", package: "benchmark"),
                 .product(name: "FeatureGate", package: "FeatureGate"),
+                .product(name: "FeatureGateConfig", package: "FeatureGate"),
+                .product(name: "NoopRuntime", package: "FeatureGate"),
             ],
             path: "Benchmarks/FeatureGateBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]

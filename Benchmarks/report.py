@@ -32,7 +32,6 @@ CANARY = "Harness.mallocCanary"
 # Ratio budgets: (what, numerator, denominator, "<=" or ">=", bound). A side is a benchmark (its median time per
 # call) or a (benchmark, per-call metric) pair; a single string with "/" names a paired benchmark's per-sample ratio
 # metric (x1000), whose median is the ratio.
-# Benchmark 6 adds "config load <= 1.5 x bare decode" rows here, one per format.
 PAIRED = "Contended.isEnabled-vs-rawLoad"
 RATIO_BUDGETS = [
     ("isEnabled ÷ raw load, one thread", "Gate.isEnabled", "Floor.rawLoad", "<=", 2),
@@ -40,6 +39,12 @@ RATIO_BUDGETS = [
     ("Airship-style ÷ isEnabled, one thread", "AirshipStyle.isEnabled", "Gate.isEnabled", ">=", 10),
     ("Airship-style ÷ isEnabled, contended", "AirshipStyle.isEnabled.contended",
      (PAIRED, "isEnabled_ps_per_call"), ">=", 50),
+    ("config load ÷ bare decode, XML plist (paired samples)", "Config.load-vs-decode.xml/load_per_decode_x1000", None,
+     "<=", 1.5),
+    ("config load ÷ bare decode, binary plist (paired samples)",
+     "Config.load-vs-decode.binary/load_per_decode_x1000", None, "<=", 1.5),
+    ("config load ÷ bare decode, JSON (paired samples)", "Config.load-vs-decode.json/load_per_decode_x1000", None,
+     "<=", 1.5),
 ]
 
 # Exported metric names (spaces become underscores) and the short names used below.
@@ -140,17 +145,20 @@ def main():
             if worst != 0:
                 failures.append(f"{name}: {worst} mallocs in one sample, budget 0")
 
-        # A paired benchmark times each side itself (picoseconds per call); any other, per sample.
-        sides = [(f"{name}: {metric[: -len(PER_CALL_SUFFIX)]}", (name, metric), sorted(values), 1_000)
-                 for metric, values in series.items() if metric.endswith(PER_CALL_SUFFIX)]
+        # A paired benchmark times each side itself (picoseconds per call); any other, per sample. The harness counts
+        # a paired sample's mallocs for both sides together, so those are shown per pair of calls.
+        sides = sorted((f"{name}: {metric[: -len(PER_CALL_SUFFIX)]}", (name, metric), sorted(values), 1_000)
+                       for metric, values in series.items() if metric.endswith(PER_CALL_SUFFIX))
         if not sides:
             sides = [(name, name, sorted(series["time"]), n)]
         for label, key, values, divisor in sides:
             median = statistics.median(values) / divisor
             p90 = values[min(len(values) - 1, int(0.9 * len(values)))] / divisor
             median_per_call[key] = median
-            per_call = statistics.median(mallocs) / (n * len(sides)) if mallocs else 0
-            print(f"| `{label}` | {n:,} | {nanoseconds(median)} | {nanoseconds(p90)} | {per_call:g} | {worst} "
+            per_call = f"{statistics.median(mallocs) / n if mallocs else 0:g}"
+            if len(sides) > 1:
+                per_call += " per pair"
+            print(f"| `{label}` | {n:,} | {nanoseconds(median)} | {nanoseconds(p90)} | {per_call} | {worst} "
                   f"| {flips} | {overlap} | {budget} |")
 
     canary = data.get(CANARY, {}).get("mallocs", [])

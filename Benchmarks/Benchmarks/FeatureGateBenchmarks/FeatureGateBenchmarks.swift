@@ -5,8 +5,8 @@ import Benchmark
 let benchmarks: @Sendable () -> Void = {
     registerGateBenchmarks()  // 1, 2: isEnabled and the raw-load floor, on one thread and contended
     registerAirshipStyleBenchmarks()  // 3: the NSRecursiveLock gate, read and write paths
-    // 4 (to come, GatedIOBenchmarks.swift): a gated transport call and event-buffer `track` with the gate closed.
+    registerGatedIOBenchmarks()  // 4: a gated transport call and event-buffer `track` with the gate closed
     registerObserverBenchmarks()  // 5: toggling a feature with 0, 1, 10 and 100 observers
-    // 6 (to come, ConfigBenchmarks.swift): loading a config as XML plist, binary plist and JSON beside a bare decode.
-    registerHarnessBenchmarks()  // proves the allocation counter is live
+    registerConfigBenchmarks()  // 6: loading a config as XML plist, binary plist and JSON beside a bare decode
+    registerHarnessBenchmarks()  // proves the allocation counter is live; the floor under async benchmarks
 }

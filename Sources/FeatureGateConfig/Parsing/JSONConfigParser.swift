@@ -131,7 +131,19 @@ package struct JSONConfigParser {
 
     private mutating func parseString() throws(ParseFailure) -> String {
         index += 1  // opening quote
-        var scalars: [UInt8] = []
+        // Most strings hold no escape: take them straight from the input. At the first byte that needs a closer
+        // look, carry on byte by byte from there.
+        let start = index
+        while index < bytes.count, bytes[index] >= 0x20, bytes[index] != UInt8(ascii: "\""),
+            bytes[index] != UInt8(ascii: "\\")
+        {
+            index += 1
+        }
+        if index < bytes.count, bytes[index] == UInt8(ascii: "\"") {
+            index += 1
+            return String(decoding: bytes[start..<index - 1], as: UTF8.self)
+        }
+        var scalars = Array(bytes[start..<index])
         while true {
             guard let byte = peek else {
                 throw failure("the file ends inside a string", expected: "a closing '\"'")
@@ -237,13 +249,16 @@ package struct JSONConfigParser {
     }
 
     private mutating func expectLiteral(_ literal: StaticString) throws(ParseFailure) {
-        let expected = literal.withUTF8Buffer { Array($0) }
-        guard bytes.count - index >= expected.count, Array(bytes[index..<index + expected.count]) == expected else {
+        let count = literal.utf8CodeUnitCount
+        let matches = literal.withUTF8Buffer { expected in
+            bytes.count - index >= count && bytes[index..<index + count].elementsEqual(expected)
+        }
+        guard matches else {
             throw failure(
                 "expected a value, found \(describeByte(peek))",
                 expected: "an object, array, string, number, true, false or null")
         }
-        index += expected.count
+        index += count
     }
 
     // MARK: - Bytes

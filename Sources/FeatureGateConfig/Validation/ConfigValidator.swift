@@ -7,6 +7,9 @@ import FeatureGate
 package struct ConfigValidator {
     package static let enabledFeaturesKey = "enabledFeatures"
     package static let resetEnabledFeaturesKey = "resetEnabledFeatures"
+    /// The two keys, folded once, for finding keys that look like them.
+    private static let enabledFeaturesTarget = NearMissTarget(enabledFeaturesKey)
+    private static let resetEnabledFeaturesTarget = NearMissTarget(resetEnabledFeaturesKey)
     /// Names Airship retired; a config may still carry them.
     package static let retiredNames: Set<String> = ["chat", "location"]
     private static let retiredBits: [Int: String] = [3: "chat", 7: "location"]
@@ -51,7 +54,7 @@ package struct ConfigValidator {
         let matches = entries.filter { $0.key == key }
         reportDuplicates(of: key, in: matches)
         guard let entry = matches.first else {
-            let nearMisses = entries.filter { NameMatching.isNearMiss($0.key, of: key) }
+            let nearMisses = entries.filter { Self.enabledFeaturesTarget.isNearMiss($0.key) }
             for miss in nearMisses {
                 report(
                     .error, .misspelledKey, miss.key, line: miss.line, found: "key \(quoted(miss.key))",
@@ -74,7 +77,7 @@ package struct ConfigValidator {
                     + "or [\"all\"] to enable every feature")
             return nil
         }
-        reportIgnoredNearMisses(of: key, in: entries)
+        reportIgnoredNearMisses(of: Self.enabledFeaturesTarget, in: entries)
         return features(from: entry.value)
     }
 
@@ -222,7 +225,7 @@ package struct ConfigValidator {
         let matches = entries.filter { $0.key == key }
         reportDuplicates(of: key, in: matches)
         guard let entry = matches.first else {
-            for miss in entries where NameMatching.isNearMiss(miss.key, of: key) {
+            for miss in entries where Self.resetEnabledFeaturesTarget.isNearMiss(miss.key) {
                 report(
                     .warning, .misspelledKey, miss.key, line: miss.line, found: "key \(quoted(miss.key))",
                     expected: key, suggestion: key,
@@ -231,7 +234,7 @@ package struct ConfigValidator {
             }
             return false
         }
-        reportIgnoredNearMisses(of: key, in: entries)
+        reportIgnoredNearMisses(of: Self.resetEnabledFeaturesTarget, in: entries)
         guard case .boolean(let reset) = entry.value.value else {
             report(
                 .error, .wrongType, key, line: entry.value.line, found: entry.value.summary,
@@ -246,8 +249,9 @@ package struct ConfigValidator {
     // MARK: - Reporting
 
     /// Warns about keys that look like `key` when `key` itself is present: they are ignored, which may surprise.
-    private mutating func reportIgnoredNearMisses(of key: String, in entries: [ConfigNode.Entry]) {
-        for miss in entries where NameMatching.isNearMiss(miss.key, of: key) {
+    private mutating func reportIgnoredNearMisses(of target: NearMissTarget, in entries: [ConfigNode.Entry]) {
+        let key = target.name
+        for miss in entries where target.isNearMiss(miss.key) {
             report(
                 .warning, .misspelledKey, miss.key, line: miss.line, found: "key \(quoted(miss.key))", expected: key,
                 suggestion: key,

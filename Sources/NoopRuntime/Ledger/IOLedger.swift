@@ -52,12 +52,20 @@ public final class IOLedger: @unchecked Sendable {
     /// The slot after the flags, which counts every operation once.
     @usableFromInline static let totalsSlot = UInt.bitWidth
     @usableFromInline static let slotCount = UInt.bitWidth + 1
-    @usableFromInline static let countersPerSlot = Operation.allCases.count * Outcome.allCases.count
+    // The counts of cases, from the last case of each enum rather than from `allCases`: `record(_:_:for:)` is
+    // inlined into callers, where these fold to constants, while `allCases` and a `static let` are calls (two of
+    // each per refusal, a third of the cost of a closed gate). `init` checks them against `allCases`.
+    @inlinable static var operationCount: Int { Operation.purge.rawValue + 1 }
+    @inlinable static var outcomeCount: Int { Outcome.refused.rawValue + 1 }
+    @inlinable static var countersPerSlot: Int { operationCount * outcomeCount }
 
     @usableFromInline let counters: UnsafeMutablePointer<Atomic<Int>>
 
     /// Creates a ledger with every count at zero.
     public init() {
+        precondition(
+            Self.operationCount == Operation.allCases.count && Self.outcomeCount == Outcome.allCases.count,
+            "IOLedger.operationCount and outcomeCount must name the last case of each enum")
         let total = Self.slotCount * Self.countersPerSlot
         counters = .allocate(capacity: total)
         for index in 0..<total { (counters + index).initialize(to: Atomic(0)) }
@@ -70,7 +78,7 @@ public final class IOLedger: @unchecked Sendable {
 
     @inlinable
     static func index(slot: Int, _ operation: Operation, _ outcome: Outcome) -> Int {
-        slot * countersPerSlot + operation.rawValue * Outcome.allCases.count + outcome.rawValue
+        slot * countersPerSlot + operation.rawValue * outcomeCount + outcome.rawValue
     }
 
     /// Counts one operation under each flag of `features` and once in the totals. Lock-free, allocation-free.
