@@ -59,6 +59,7 @@ public actor ConsentManager {
 
     private let ledger: any ConsentLedger
     private let now: @Sendable () -> Date
+    private nonisolated let observers = LockedValue<ConsentObservers>(ConsentObservers())
     private var statuses: [ConsentCategory: ConsentStatus] = [:]
     private var stale: Set<ConsentCategory> = []
 
@@ -164,11 +165,28 @@ public actor ConsentManager {
         do {
             try ledger.append(record)
         } catch {
-            if status != .granted { apply(status, to: category) }
+            if status != .granted { apply(record, isRecorded: false) }
             throw ConsentRecordingError(record: record, applied: status != .granted, underlying: error)
         }
-        apply(status, to: category)
+        apply(record, isRecorded: true)
         return record
+    }
+
+    /// Calls `handler` after every applied status change, until the returned token is cancelled or released.
+    ///
+    /// Changes arrive in the order they were applied, once each, and only changes applied after registration.
+    /// The handler runs synchronously on the manager's executor, after the features were updated: keep it short,
+    /// and hop to another task to call back into the manager. Read ``allStatuses`` for the statuses at
+    /// registration.
+    public nonisolated func observe(_ handler: @escaping @Sendable (ConsentChange) -> Void) -> ObservationToken {
+        let id = observers.withLock { observers in
+            observers.nextID += 1
+            observers.handlers.append((observers.nextID, handler))
+            return observers.nextID
+        }
+        return ObservationToken { [observers] in
+            observers.withLock { $0.handlers.removeAll { $0.id == id } }
+        }
     }
 
     /// Denies every category of the policy (and every other category that has a status).
@@ -200,11 +218,20 @@ public actor ConsentManager {
         try ledger.load().records
     }
 
-    private func apply(_ status: ConsentStatus, to category: ConsentCategory) {
-        statuses[category] = status
-        stale.remove(category)
+    private func apply(_ record: ConsentRecord, isRecorded: Bool) {
+        statuses[record.category] = record.newStatus
+        stale.remove(record.category)
         let (enable, disable) = Self.features(for: statuses, policy: policy)
         privacy.updateFeatures(enable: enable, disable: disable)
+        let change = ConsentChange(
+            category: record.category,
+            previous: record.previousStatus,
+            current: record.newStatus,
+            source: record.source,
+            time: record.time,
+            isRecorded: isRecorded
+        )
+        for handler in observers.withLock({ $0.handlers.map(\.handler) }) { handler(change) }
     }
 
     /// The managed features to enable (every mapping category granted) and to disable (the rest).
@@ -223,4 +250,10 @@ public actor ConsentManager {
         }
         return (granted.subtracting(denied), denied)
     }
+}
+
+/// The registered ``ConsentManager/observe(_:)`` callbacks, in registration order.
+private struct ConsentObservers {
+    var nextID: UInt64 = 0
+    var handlers: [(id: UInt64, handler: @Sendable (ConsentChange) -> Void)] = []
 }

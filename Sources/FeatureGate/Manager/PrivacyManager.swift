@@ -268,7 +268,9 @@ public final class PrivacyManager: Sendable {
                     return nil
                 }
                 let (sequence, change) = state.pending.removeFirst()
-                let observers = state.observers.map(\.handler)
+                // A callback or subscriber sees only changes made after it registered, even while an earlier
+                // change is still being delivered.
+                let observers = state.observers.filter { $0.startSequence < sequence }.map(\.handler)
                 let subscribers = state.subscribers.values.filter { $0.startSequence < sequence }
                 return (change, observers, subscribers)
             }
@@ -284,13 +286,14 @@ public final class PrivacyManager: Sendable {
     /// released.
     ///
     /// The handler runs on the thread that made the change (or that was already delivering), outside the
-    /// manager's lock, so it may read or change features. Changes arrive in order, once each. The current set is
-    /// not delivered at registration; read ``enabledFeatures`` for it. A call already under way when the token is
-    /// cancelled may still finish.
+    /// manager's lock, so it may read or change features. Changes arrive in order, once each, and only changes
+    /// made after registration: one still being delivered to older observers when `observe` is called is not
+    /// delivered to this one. The current set is not delivered at registration; read ``enabledFeatures`` for it.
+    /// A call already under way when the token is cancelled may still finish.
     public func observe(_ handler: @escaping @Sendable (FeatureChange) -> Void) -> ObservationToken {
         let id = state.withLock { state in
             state.nextID += 1
-            state.observers.append((state.nextID, handler))
+            state.observers.append((state.nextID, state.sequence, handler))
             return state.nextID
         }
         return ObservationToken { [weak self] in
@@ -338,7 +341,7 @@ public final class PrivacyManager: Sendable {
         var isDelivering = false
         var nextID: UInt64 = 0
         /// In registration order, so delivery needs no sorting.
-        var observers: [(id: UInt64, handler: Observer)] = []
+        var observers: [(id: UInt64, startSequence: UInt64, handler: Observer)] = []
         var subscribers: [UInt64: Subscriber] = [:]
 
         init(local: Feature, startSource: FeatureSource) {

@@ -65,6 +65,37 @@ func record(
         #expect(try ledger.load().records.count == 1)
     }
 
+    @Test func observersSeeEachAppliedChangeInOrderUntilCancelled() async throws {
+        let consent = ConsentManager(privacy: manager([]), ledger: InMemoryConsentLedger(), now: { fixedTime })
+        let changes = Collector<ConsentChange>()
+        let token = consent.observe { changes.append($0) }
+        try await consent.setStatus(.granted, for: .analytics, source: .user)
+        try await consent.setStatus(.granted, for: .analytics, source: .user)  // no change
+        try await consent.setStatus(.denied, for: .advertising, source: .att)
+        token.cancel()
+        try await consent.setStatus(.denied, for: .analytics, source: .user)
+        #expect(
+            changes.all == [
+                ConsentChange(
+                    category: .analytics, previous: .unknown, current: .granted, source: .user, time: fixedTime,
+                    isRecorded: true),
+                ConsentChange(
+                    category: .advertising, previous: .unknown, current: .denied, source: .att, time: fixedTime,
+                    isRecorded: true),
+            ])
+    }
+
+    @Test func aDenialTheLedgerRefusedIsObservedAsUnrecorded() async {
+        let consent = ConsentManager(privacy: manager([]), ledger: FailingLedger(), now: { fixedTime })
+        let changes = Collector<ConsentChange>()
+        let token = consent.observe { changes.append($0) }
+        _ = try? await consent.setStatus(.granted, for: .analytics, source: .user)  // refused, not applied
+        _ = try? await consent.setStatus(.denied, for: .analytics, source: .user)  // refused, applied
+        withExtendedLifetime(token) {}
+        #expect(changes.all.map(\.current) == [.denied])
+        #expect(changes.all.map(\.isRecorded) == [false])
+    }
+
     @Test func everyChangeIsRecordedWithItsContext() async throws {
         let ledger = InMemoryConsentLedger()
         let consent = ConsentManager(privacy: manager([]), ledger: ledger, now: { fixedTime })
