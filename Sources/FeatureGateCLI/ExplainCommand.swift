@@ -94,6 +94,7 @@ enum ExplainCommand: ToolCommand {
         case .reset: return "configuration: \(named) (resetEnabledFeatures discarded the stored state)"
         case .unreadableStoredState: return "configuration: \(named) (the stored state is unreadable)"
         case .app: return "the app or user"
+        case .consent: return "a consent grant or refusal"
         }
     }
 

@@ -260,7 +260,7 @@ import Testing
         #expect(run.status == 0)
         #expect(
             run.errorLines == [
-                #"corrupt.json: warning: (root): stored features are malformed: expected {"version": 1, "enabledFeatures": <bitmask>}, found "{"version":" (11 bytes); the app would use the configuration"#
+                #"corrupt.json: warning: (root): stored features are malformed: expected {"version": 2, "enabledFeatures": <bitmask>, "decidedFeatures": <bitmask>, "deniedConsentCategories": [<name>]}, found "{"version":" (11 bytes); the app would use the configuration"#
             ])
         #expect(run.lines[3] == "state: corrupt.json: unreadable")
         #expect(

@@ -29,7 +29,11 @@ import Testing
         gate.enabledFeatures = .all  // a no-op: already all
         #expect(!FileManager.default.fileExists(atPath: directory.path))
         gate.disableFeatures(.push)  // a real change creates the directory and the file
-        #expect(try store.load().map(FeatureStateRecord.decode) == Feature.all.subtracting(.push))
+        // Only push is decided; every other flag still follows the configuration.
+        #expect(
+            try store.load().map { try FeatureStateRecord(decoding: $0) }
+                == FeatureStateRecord(enabledFeatures: [], decidedFeatures: .push))
+        #expect(gate.enabledFeatures == Feature.all.subtracting(.push))
     }
 
     @Test func writesPersistOnlyRealChanges() {
@@ -38,12 +42,17 @@ import Testing
         gate.enableFeatures(.push)
         gate.enableFeatures(.push)
         gate.disableFeatures([])
-        gate.disableFeatures(.analytics)
         gate.enabledFeatures = .push
         gate.remoteDisabledFeatures = .push
         #expect(store.calls.saves == 1)
-        gate.disableFeatures(.push)
+        // Deciding analytics off is a real change although analytics was already off: it no longer follows the
+        // configuration, so a later default-on release cannot turn it on.
+        gate.disableFeatures(.analytics)
         #expect(store.calls.saves == 2)
+        gate.disableFeatures(.analytics)
+        #expect(store.calls.saves == 2)
+        gate.disableFeatures(.push)
+        #expect(store.calls.saves == 3)
         #expect(store.storedFeatures == [])
     }
 
@@ -108,14 +117,14 @@ import Testing
     }
 
     @Test func recordsFromANewerVersionAreRefused() {
-        let store = RecordingFeatureStore(record: Data(#"{"version":2,"enabledFeatures":511}"#.utf8))
+        let store = RecordingFeatureStore(record: Data(#"{"version":3,"enabledFeatures":511}"#.utf8))
         let gate = manager([], store: store)
         #expect(gate.enabledFeatures == [])
         guard case .storedStateUnreadable(_, let error) = gate.startupDiagnostics.first else {
             Issue.record("expected a diagnostic")
             return
         }
-        #expect(error == .unsupportedVersion(found: 2, supported: 1))
+        #expect(error == .unsupportedVersion(found: 3, supported: 2))
         #expect(store.calls.saves == 0)
     }
 
