@@ -42,17 +42,12 @@ import Testing
         gate.enableFeatures(.push)
         gate.enableFeatures(.push)
         gate.disableFeatures([])
+        gate.disableFeatures(.analytics)  // already off: decides nothing, writes nothing
         gate.enabledFeatures = .push
         gate.remoteDisabledFeatures = .push
         #expect(store.calls.saves == 1)
-        // Deciding analytics off is a real change although analytics was already off: it no longer follows the
-        // configuration, so a later default-on release cannot turn it on.
-        gate.disableFeatures(.analytics)
-        #expect(store.calls.saves == 2)
-        gate.disableFeatures(.analytics)
-        #expect(store.calls.saves == 2)
         gate.disableFeatures(.push)
-        #expect(store.calls.saves == 3)
+        #expect(store.calls.saves == 2)
         #expect(store.storedFeatures == [])
     }
 

@@ -15,10 +15,10 @@ import Synchronization
 ///
 /// ## The effective set
 /// Every check reads the *effective* set: `local ∩ permitted − remoteDisabled`, limited to the catalog.
-/// - **local**: per flag, either *decided* (by ``enableFeatures(_:)``, ``disableFeatures(_:)``,
-///   ``updateFeatures(enable:disable:)``, the ``enabledFeatures`` setter, or a ``ConsentManager`` grant or denial
-///   of a category that maps the flag) or *undecided*, in which case it follows the configuration, so an app
-///   update's new defaults apply to it. Which flags are decided is persisted.
+/// - **local**: per flag, either *decided* or *undecided*. ``enableFeatures(_:)``, ``disableFeatures(_:)``,
+///   ``updateFeatures(enable:disable:)`` and the ``enabledFeatures`` setter decide the flags whose local value
+///   they change; a ``ConsentManager`` grant or refusal decides every flag its category maps. An undecided flag
+///   follows the configuration, so an app update's new defaults apply to it. Which flags are decided is persisted.
 /// - **permitted**: what consent allows. Until a ``ConsentManager`` is attached, everything; then a flag that
 ///   consent categories map is permitted only while all of them allow processing. Never persisted: it is derived
 ///   from the consent ledger and the stored refusals at every start.
@@ -186,19 +186,23 @@ public final class PrivacyManager: Sendable {
         }
     }
 
-    /// Decides `features` on, atomically. Persists when a decision changes; notifies on a real change.
+    /// Turns `features` on in the local layer, atomically, deciding every flag it changes.
     ///
-    /// A flag that consent withholds or the kill switch disables stays off until they allow it.
+    /// A flag already on locally is left as it is (decided or following the configuration): a call that changes
+    /// nothing persists and notifies nothing. A flag that consent withholds or the kill switch disables stays off
+    /// until they allow it.
     public func enableFeatures(_ features: Feature) {
         update { $0.decide(enable: catalog.mask(features), disable: []) }
     }
 
-    /// Decides `features` off, atomically. Persists when a decision changes; notifies on a real change.
+    /// Turns `features` off in the local layer, atomically, deciding every flag it changes.
+    ///
+    /// A flag already off locally is left as it is: a call that changes nothing persists and notifies nothing.
     public func disableFeatures(_ features: Feature) {
         update { $0.decide(enable: [], disable: catalog.mask(features)) }
     }
 
-    /// Decides `enable` on and `disable` off in one atomic change: one save, one notification.
+    /// Turns `enable` on and `disable` off in one atomic change of the local layer: one save, one notification.
     ///
     /// A flag in both sets ends up disabled: when two decisions disagree, the gate fails closed.
     public func updateFeatures(enable: Feature = [], disable: Feature = []) {
@@ -261,8 +265,8 @@ public final class PrivacyManager: Sendable {
         update { state in
             let features = catalog.mask(policy.features[category] ?? [])
             switch status {
-            case .granted: state.decide(enable: features, disable: [], by: category)
-            case .denied, .restricted: state.decide(enable: [], disable: features, by: category)
+            case .granted: state.decide(features, on: true, by: category)
+            case .denied, .restricted: state.decide(features, on: false, by: category)
             case .unknown: state.undecide(features)
             }
             if status.isRefusal {
@@ -446,19 +450,24 @@ public final class PrivacyManager: Sendable {
                 enabledFeatures: values, decidedFeatures: decided, deniedConsentCategories: deniedCategories)
         }
 
-        mutating func decide(enable: Feature, disable: Feature, by category: ConsentCategory? = nil) {
-            let touched = enable.union(disable)
-            decided.formUnion(touched)
-            values = values.union(enable).subtracting(disable)
-            for flag in touched.flags {
-                if let category {
-                    decidedByConsent[flag.rawValue] = category
-                    decidedByApp.remove(flag)
-                } else {
-                    decidedByConsent[flag.rawValue] = nil
-                    decidedByApp.insert(flag)
-                }
-            }
+        /// An app decision: decides the flags whose local value it changes (`disable` wins over `enable`). A call
+        /// that changes no local value decides nothing, so it writes nothing.
+        mutating func decide(enable: Feature, disable: Feature) {
+            let wanted = local.union(enable).subtracting(disable)
+            let changed = wanted.symmetricDifference(local)
+            decided.formUnion(changed)
+            values = values.subtracting(changed).union(wanted.intersection(changed))
+            decidedByApp.formUnion(changed)
+            for flag in changed.flags { decidedByConsent[flag.rawValue] = nil }
+        }
+
+        /// A consent edge: decides every flag of `features` to `isOn`, changed or not, so the person's answer
+        /// outlives a later change of the configuration.
+        mutating func decide(_ features: Feature, on isOn: Bool, by category: ConsentCategory) {
+            decided.formUnion(features)
+            values = isOn ? values.union(features) : values.subtracting(features)
+            decidedByApp.subtract(features)
+            for flag in features.flags { decidedByConsent[flag.rawValue] = category }
         }
 
         mutating func undecide(_ features: Feature) {
