@@ -46,15 +46,30 @@ let package = Package(
         // FeatureGateConfig: the `featuregate` tool, and the config reader's fuzz target, which replays files
         // in a plain build and runs libFuzzer when scripts/fuzz-config.sh builds it with -DFUZZING.
         .executableTarget(name: "FeatureGateCLI", dependencies: ["FeatureGate", "FeatureGateConfig"]),
+        // The fuzz targets' shared checks (ConfigFuzz) and the structure-aware generator of config documents.
+        .target(
+            name: "ConfigFuzzing",
+            dependencies: ["FeatureGate", "FeatureGateConfig"],
+            path: "Tests/Fuzz/ConfigFuzzing"
+        ),
         .executableTarget(
             name: "config-fuzzer",
-            dependencies: ["FeatureGate", "FeatureGateConfig"],
+            dependencies: ["ConfigFuzzing"],
             path: "Tests/Fuzz/ConfigFuzzer",
             exclude: ["Corpus", "config.dict"]
         ),
+        // Structure-aware: libFuzzer mutates a recipe that ConfigFuzzing turns into a binary plist, XML or JSON.
+        .executableTarget(
+            name: "config-structure-fuzzer",
+            dependencies: ["ConfigFuzzing"],
+            path: "Tests/Fuzz/ConfigStructureFuzzer"
+        ),
         .testTarget(
             name: "FeatureGateConfigTests",
-            dependencies: ["FeatureGate", "FeatureGateConfig", "FeatureGateCLI", "config-fuzzer"]
+            dependencies: [
+                "FeatureGate", "FeatureGateConfig", "FeatureGateCLI", "ConfigFuzzing", "config-fuzzer",
+                "config-structure-fuzzer",
+            ]
         ),
     ],
     swiftLanguageModes: [.v6]
