@@ -95,7 +95,9 @@ package struct BinaryPlistGenerator {
         case 1, 2: return append(.scalar(integer()))
         case 3: return append(.scalar(real()))
         case 4: return append(.scalar(date()))
-        case 5: return append(.scalar(length(0x4, input.below(20)) + input.bytes(input.below(20))))
+        case 5:
+            let count = input.below(20)
+            return append(.scalar(length(0x4, count) + input.bytes(count)))
         case 6, 7: return append(.scalar(ascii(string())))
         case 8: return append(.scalar(utf16()))
         case 9:
