@@ -25,7 +25,10 @@ package struct FuzzInput {
     }
 
     /// True with probability about `percent` / 100; false past the end.
-    package mutating func chance(_ percent: Int) -> Bool { Int(byte()) * 100 < percent * 256 && !isExhausted }
+    package mutating func chance(_ percent: Int) -> Bool {
+        guard !isExhausted else { return false }
+        return Int(byte()) * 100 < percent * 256
+    }
 
     /// One of `elements` (the first past the end).
     package mutating func pick<T>(_ elements: [T]) -> T { elements[below(elements.count)] }
