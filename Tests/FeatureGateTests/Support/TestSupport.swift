@@ -83,7 +83,7 @@ func manager(
 /// Starts the `feature-store-writer` fixture and waits until its first save, so a kill lands inside its loop.
 func startFixture(mode: String, path: String, size: Int = 65_536) throws -> Process {
     let process = Process()
-    process.executableURL = fixtureExecutable()
+    process.executableURL = try builtProduct("feature-store-writer")
     process.arguments = [mode, path, String(size)]
     let output = Pipe()
     process.standardOutput = output
@@ -93,13 +93,61 @@ func startFixture(mode: String, path: String, size: Int = 65_536) throws -> Proc
     return process
 }
 
-/// The fixture is built into the same directory as the test bundle (or one of its parents).
-private func fixtureExecutable() -> URL {
-    var directory = URL(filePath: CommandLine.arguments[0]).deletingLastPathComponent()
-    while !FileManager.default.fileExists(
-        atPath: directory.appending(path: "feature-store-writer").path(percentEncoded: false)
-    ), directory.path(percentEncoded: false) != "/" {
-        directory.deleteLastPathComponent()
+/// An executable of the package, found in the directory the tests were built into.
+///
+/// That directory is found from the test binary itself, not from `CommandLine.arguments[0]`: on macOS `swift test`
+/// runs the tests inside a runner (`xctest`, or the swift-testing helper) that lives in the toolchain, and loads
+/// the binary from the `.xctest` bundle in the build directory. `FEATUREGATE_BUILT_PRODUCTS` (a directory)
+/// overrides the search; `.build/debug` under the package root is the last resort. When the executable is in none
+/// of these, the test fails with a message saying so: it never passes by skipping the check.
+func builtProduct(_ name: String) throws -> URL {
+    var directories: [URL] = []
+    if let override = ProcessInfo.processInfo.environment["FEATUREGATE_BUILT_PRODUCTS"] {
+        directories.append(URL(filePath: override, directoryHint: .isDirectory))
     }
-    return directory.appending(path: "feature-store-writer")
+    if let binary = testBinaryPath() {
+        // Linux: .build/<triple>/debug/FeatureGatePackageTests.xctest (an executable);
+        // macOS: .build/<triple>/debug/FeatureGatePackageTests.xctest/Contents/MacOS/FeatureGatePackageTests.
+        var directory = URL(filePath: binary).deletingLastPathComponent()
+        for _ in 0..<4 {
+            directories.append(directory)
+            directory.deleteLastPathComponent()
+        }
+    }
+    directories.append(testPackageRoot.appending(path: ".build/debug", directoryHint: .isDirectory))
+    for directory in directories {
+        let candidate = directory.appending(path: name)
+        if FileManager.default.isExecutableFile(atPath: candidate.path(percentEncoded: false)) { return candidate }
+    }
+    throw MissingBuiltProduct(name: name, searched: directories.map { $0.path(percentEncoded: false) })
 }
+
+/// The path of the binary that holds the tests.
+private func testBinaryPath() -> String? {
+    #if canImport(Darwin)
+    // The image this code is in: the binary inside the .xctest bundle, whatever process loaded it.
+    var info = Dl_info()
+    if dladdr(#dsohandle, &info) != 0, let file = info.dli_fname { return String(cString: file) }
+    return Bundle.allBundles.first { $0.bundlePath.hasSuffix(".xctest") }?.executablePath
+    #else
+    // On Linux the tests run in their own executable.
+    return Bundle.main.executablePath ?? CommandLine.arguments.first
+    #endif
+}
+
+/// A test needs an executable of the package that is not built.
+struct MissingBuiltProduct: Error, CustomStringConvertible {
+    var name: String
+    var searched: [String]
+    var description: String {
+        "\(name) is not built: looked in \(searched.joined(separator: ", ")). Build it with "
+            + "`swift build --build-tests` (swift test does), or set FEATUREGATE_BUILT_PRODUCTS to its directory."
+    }
+}
+
+/// The package root, found from this file's path.
+private let testPackageRoot: URL = {
+    var url = URL(filePath: #filePath)
+    for _ in 0..<4 { url.deleteLastPathComponent() }
+    return url
+}()
