@@ -138,4 +138,33 @@ import Testing
         let later = Data(#"{"version":1,"enabledFeatures":4,"updatedAt":"2026-01-01"}"#.utf8)
         #expect(try FeatureStateRecord.decode(later) == .push)
     }
+
+    /// The record is formatted by hand for speed; it must stay byte for byte what `JSONEncoder` writes, and read
+    /// back as itself, whatever the bits and category names (quotes, backslashes, control characters, non-ASCII).
+    @Test func versionTwoRecordsAreWhatJSONEncoderWritesAndRoundTrip() throws {
+        struct Payload: Encodable {
+            var decidedFeatures: UInt
+            var deniedConsentCategories: [String]
+            var enabledFeatures: UInt
+            var version: Int
+        }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let names = ["analytics", "a\"b", "back\\slash", "tab\t", "\u{1}", "é/ü", "😀", ""]
+        var generator = SeededGenerator(seed: 0xFEA7_0002)
+        for _ in 0..<500 {
+            let decided = Feature(rawValue: UInt(truncatingIfNeeded: generator.next()))
+            let enabled = Feature(rawValue: UInt(truncatingIfNeeded: generator.next())).intersection(decided)
+            let chosen = names.filter { _ in generator.next() % 3 == 0 }
+            let denied: Set<ConsentCategory> = Set(chosen.map { ConsentCategory($0) })
+            let record = FeatureStateRecord(
+                enabledFeatures: enabled, decidedFeatures: decided, deniedConsentCategories: denied)
+            let expected = try encoder.encode(
+                Payload(
+                    decidedFeatures: decided.rawValue, deniedConsentCategories: chosen.sorted(),
+                    enabledFeatures: enabled.rawValue, version: 2))
+            #expect(record.encoded() == expected, "\(String(decoding: record.encoded(), as: UTF8.self))")
+            #expect(try FeatureStateRecord(decoding: record.encoded()) == record)
+        }
+    }
 }

@@ -322,21 +322,21 @@ public final class PrivacyManager: Sendable {
     /// no observer ever sees changes out of order.
     private func deliverPending() {
         while true {
-            let next: (FeatureChange, [Observer], [Subscriber])? = state.withLock { state in
+            let next = state.withLock { state -> (UInt64, FeatureChange, [ObserverEntry], [Subscriber])? in
                 guard !state.pending.isEmpty else {
                     state.isDelivering = false
                     return nil
                 }
                 let (sequence, change) = state.pending.removeFirst()
-                // A callback or subscriber sees only changes made after it registered, even while an earlier
-                // change is still being delivered.
-                let observers = state.observers.filter { $0.startSequence < sequence }.map(\.handler)
                 let subscribers = state.subscribers.values.filter { $0.startSequence < sequence }
-                return (change, observers, subscribers)
+                // The observer list itself, copy-on-write: taking it allocates nothing.
+                return (sequence, change, state.observers, subscribers)
             }
-            guard let (change, observers, subscribers) = next else { return }
+            guard let (sequence, change, observers, subscribers) = next else { return }
+            // A callback or subscriber sees only changes made after it registered, even while an earlier change is
+            // still being delivered.
             for subscriber in subscribers { subscriber.continuation.yield(change.current) }
-            for observer in observers { observer(change) }
+            for observer in observers where observer.startSequence < sequence { observer.handler(change) }
         }
     }
 
@@ -353,7 +353,7 @@ public final class PrivacyManager: Sendable {
     public func observe(_ handler: @escaping @Sendable (FeatureChange) -> Void) -> ObservationToken {
         let id = state.withLock { state in
             state.nextID += 1
-            state.observers.append((state.nextID, state.sequence, handler))
+            state.observers.append(ObserverEntry(id: state.nextID, startSequence: state.sequence, handler: handler))
             return state.nextID
         }
         return ObservationToken { [weak self] in
@@ -384,6 +384,13 @@ public final class PrivacyManager: Sendable {
     // MARK: - State
 
     private typealias Observer = @Sendable (FeatureChange) -> Void
+
+    /// A registered callback, and the sequence number of the last change made before it registered.
+    private struct ObserverEntry {
+        var id: UInt64
+        var startSequence: UInt64
+        var handler: Observer
+    }
 
     private struct Subscriber {
         var startSequence: UInt64
@@ -418,7 +425,7 @@ public final class PrivacyManager: Sendable {
         var isDelivering = false
         var nextID: UInt64 = 0
         /// In registration order, so delivery needs no sorting.
-        var observers: [(id: UInt64, startSequence: UInt64, handler: Observer)] = []
+        var observers: [ObserverEntry] = []
         var subscribers: [UInt64: Subscriber] = [:]
 
         init(
@@ -458,7 +465,7 @@ public final class PrivacyManager: Sendable {
             decided.formUnion(changed)
             values = values.subtracting(changed).union(wanted.intersection(changed))
             decidedByApp.formUnion(changed)
-            for flag in changed.flags { decidedByConsent[flag.rawValue] = nil }
+            forgetConsentDeciders(of: changed)
         }
 
         /// A consent edge: decides every flag of `features` to `isOn`, changed or not, so the person's answer
@@ -474,6 +481,12 @@ public final class PrivacyManager: Sendable {
             decided.subtract(features)
             values.subtract(features)
             decidedByApp.subtract(features)
+            forgetConsentDeciders(of: features)
+        }
+
+        /// Drops the consent deciders of `features`; allocates nothing when consent never decided a flag.
+        private mutating func forgetConsentDeciders(of features: Feature) {
+            guard !decidedByConsent.isEmpty else { return }
             for flag in features.flags { decidedByConsent[flag.rawValue] = nil }
         }
 
