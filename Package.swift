@@ -39,9 +39,11 @@ let package = Package(
             dependencies: ["FeatureGate"],
             path: "Tests/Fixtures/FeatureStoreWriter"
         ),
+        // What the test targets share: finding built executables, the package root, a seeded generator.
+        .target(name: "PackageTestSupport", path: "Tests/PackageTestSupport"),
         .testTarget(
             name: "FeatureGateTests",
-            dependencies: ["FeatureGate", "feature-store-writer"]
+            dependencies: ["FeatureGate", "feature-store-writer", "PackageTestSupport"]
         ),
         .testTarget(
             name: "NoopRuntimeTests",
@@ -72,6 +74,7 @@ let package = Package(
             name: "FeatureGateConfigTests",
             dependencies: [
                 "FeatureGate", "FeatureGateConfig", "FeatureGateCLI", "ConfigFuzzing", "config-fuzzer",
+                "PackageTestSupport",
                 "config-structure-fuzzer",
             ]
         ),

@@ -1,6 +1,7 @@
 import FeatureGate
 import FeatureGateConfig
 import Foundation
+import PackageTestSupport
 import Testing
 
 /// The `featuregate` executable, run as a subprocess: output lines, JSON, exit statuses and usage errors.

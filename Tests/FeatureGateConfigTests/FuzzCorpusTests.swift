@@ -1,6 +1,7 @@
 import ConfigFuzzing
 import FeatureGateConfig
 import Foundation
+import PackageTestSupport
 import Testing
 
 /// The fuzz targets' invariants hold on the committed corpus in a plain build, so a broken seed, a crasher that

@@ -1,6 +1,7 @@
 import FeatureGate
 import FeatureGateConfig
 import Foundation
+import PackageTestSupport
 import Testing
 
 /// Numbers the file chooses (NaN, infinite, denormal and huge reals and dates, integers past 64 bits) end in a

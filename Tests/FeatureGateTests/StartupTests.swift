@@ -1,5 +1,6 @@
 import FeatureGate
 import Foundation
+import PackageTestSupport
 import Testing
 
 @Suite struct StartupTests {

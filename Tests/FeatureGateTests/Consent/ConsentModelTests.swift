@@ -1,5 +1,6 @@
 import FeatureGate
 import Foundation
+import PackageTestSupport
 import Testing
 
 /// One step of a random sequence, applied to the model and to the real managers alike.
@@ -69,19 +70,6 @@ enum ConsentStep: CustomStringConvertible, Sendable {
 extension Feature {
     fileprivate func names(_ features: Feature) -> String {
         FeatureCatalog.builtIn.names(of: features).joined(separator: ", ")
-    }
-}
-
-/// SplitMix64: small, fast and the same everywhere, so a printed seed replays the same sequence.
-struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
 
