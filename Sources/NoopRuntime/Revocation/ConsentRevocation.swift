@@ -52,6 +52,9 @@ public struct ConsentRevocation: Sendable {
     /// Ties the revocation to the SDK's consent, runtime and anonymous identifier. Does nothing else.
     ///
     /// - Parameters:
+    ///   - consent: The consent whose categories are denied.
+    ///   - runtime: The runtime whose subsystems are stopped and purged.
+    ///   - identifier: The anonymous identifier that is reset.
     ///   - deadline: How long each waiting step may take; `revokeAll` returns within 3 × `deadline` plus its
     ///     local file operations. The default is 2 seconds.
     ///   - sleep: Waits for a duration; the deadline's only notion of time (tests inject their own).
