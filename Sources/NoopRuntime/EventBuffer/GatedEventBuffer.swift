@@ -222,9 +222,18 @@ public final class GatedEventBuffer<Event: Sendable>: Sendable {
                 return delivery
             }
             delivery.attempts += 1
-            switch await Abandonable.run({ try await backend.deliver(batch) }) {
-            case .success:
+            // Checked again on the task that calls the backend, right before the call, so the window between
+            // the check and the call does not include the hop to that task.
+            switch await Abandonable.run({ [self] in
+                guard mayDeliver(takenAt: generation) else { return false }
+                try await backend.deliver(batch)
+                return true
+            }) {
+            case .success(true):
                 delivery.result = .delivered
+                return delivery
+            case .success(false):
+                delivery.result = .abandonedGateClosed
                 return delivery
             case nil:
                 delivery.result = .cancelled
