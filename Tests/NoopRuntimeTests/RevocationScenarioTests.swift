@@ -194,6 +194,36 @@ import Testing
     }
 }
 
+extension RevocationScenarioTests {
+    /// Found by schedule exploration: revoke-all denied the categories in name order, and applying the denial of
+    /// `advertising` re-applied the still-granted `analytics`, switching analytics back on mid-revocation after the
+    /// app had disabled it: the runtime started the subsystem, then stopped it with a second opt-out.
+    @Test func revokeAllNeverSwitchesBackOnWhatTheAppDisabled() async throws {
+        let privacy = gate(.analytics)
+        let consent = ConsentManager(privacy: privacy, ledger: InMemoryConsentLedger())
+        try await consent.setStatus(.granted, for: .analytics, source: .user)
+        let runtime = SubsystemRuntime(privacy: privacy)
+        let log = Collector<String>()
+        let transport = RecordingTransport()
+        runtime.register(
+            RecordingSubsystem(
+                "analytics", needs: .analytics, log: log,
+                optOutTransport: GatedTransport(transport, features: .analytics, privacy: privacy, ledger: IOLedger())))
+        runtime.start()
+        await runtime.settle()
+        privacy.disableFeatures(.analytics)
+        await runtime.settle()
+        #expect(log.all == ["analytics.start", "analytics.stop", "analytics.purge"])
+
+        let report = await ConsentRevocation(
+            consent: consent, runtime: runtime, identifier: AnonymousIdentifier(privacy: privacy, url: nil)
+        ).revokeAll()
+        #expect(log.all == ["analytics.start", "analytics.stop", "analytics.purge"], "revoke-all restarted it")
+        #expect(transport.paths() == ["/opt-out/analytics"])
+        #expect(report.consentRecords.map(\.category) == [.analytics, .advertising, .thirdPartySharing])
+    }
+}
+
 /// A subsystem whose purge always fails.
 final class FailingPurgeSubsystem: Subsystem {
     let name = "failing"

@@ -79,7 +79,8 @@ public struct ConsentRevocation: Sendable {
     /// the anonymous identifier and, if asked, sends one erasure request.
     ///
     /// In order:
-    /// 1. every category of the policy (and any other with a status) is denied, recorded with `source`;
+    /// 1. every category of the policy (and any other with a status) is denied, recorded with `source`, the
+    ///    granted ones first, so that no denial re-applies a grant not yet withdrawn;
     /// 2. every feature of the gate's catalog is disabled locally, consent-managed or not;
     /// 3. the runtime settles: running subsystems are stopped (each may send its own one-shot opt-out) and
     ///    purged, and stopped subsystems not known to be clean are purged too;
@@ -190,7 +191,12 @@ extension ConsentManager {
     ) -> (records: [ConsentRecord], errors: [ConsentRecordingError]) {
         var records: [ConsentRecord] = []
         var errors: [ConsentRecordingError] = []
-        for category in allStatuses.keys.sorted() {
+        // Granted categories first: applying any status re-applies every category's grant, so denying another
+        // category while one is still granted would switch its features back on in the middle of the revocation.
+        let statuses = allStatuses
+        let sorted = statuses.keys.sorted()
+        let order = sorted.filter { statuses[$0] == .granted } + sorted.filter { statuses[$0] != .granted }
+        for category in order {
             do {
                 if let record = try setStatus(.denied, for: category, source: source) { records.append(record) }
             } catch {

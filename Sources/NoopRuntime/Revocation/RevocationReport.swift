@@ -3,7 +3,8 @@ import Foundation
 
 /// What ``ConsentRevocation/revokeAll(source:erasure:)`` did.
 public struct RevocationReport: Sendable, CustomStringConvertible {
-    /// The consent records appended, one per category that was not already denied, sorted by category.
+    /// The consent records appended, one per category that was not already denied, in the order appended: the
+    /// granted categories first, then the others, each group sorted by category.
     public var consentRecords: [ConsentRecord]
     /// The features that were enabled locally (ignoring the remote kill switch) when the call began and are now
     /// off.
