@@ -2,7 +2,9 @@
 # Proves FeatureGate's second promise with a syscall trace: with every feature disabled, the demo SDK creates,
 # writes, renames and deletes no file and opens no socket. Then proves the check can fail: with analytics
 # enabled and events tracked, the same trace must show file writes and a connect; and a consent-driven run that
-# ends with revoke-all must leave only the gate's state file and the consent ledger behind.
+# ends with revoke-all must leave only the gate's state file and the consent ledger behind. Events tracked while
+# consent is undecided (held in memory) cause no I/O either, and a revoke-all landing while a flush waits on a
+# slow collector lets no event reach it afterwards.
 #
 # What counts (anything outside /dev and /proc, from any thread, attempted even if it failed):
 #   create   open/openat/creat with O_CREAT, O_WRONLY, O_RDWR, O_TRUNC or O_APPEND; mkdir, link, symlink, mknod
@@ -136,6 +138,23 @@ for spec in "off-idle|none" "off-busy|track:20,disable:all,disable:push,track:5"
     fi
 done
 
+# Undecided is not denied, and not a licence either: analytics consent is never answered, so events tracked with
+# --hold-undecided wait in memory only and are gone at exit.
+steps=track:10,att:notDetermined,track:5
+run undecided --hold-undecided --data-dir "$work/undecided-data" --steps "$steps"
+read -r c w r d n s k i < "$work/undecided.counts"
+report "undecided, held ($steps)" "$c" "$w" "$r" "$d" "$n" "$s" "$k" "$i"
+if (( c + w + r + d + n + s + k > 0 )); then
+    echo "verify-silence: FAILED: events held while consent was undecided caused I/O:" >&2
+    head -20 "$work/undecided.trace.found" >&2
+    failed=1
+fi
+if ! grep -q '^held      15 analytics event(s) in memory' "$work/undecided.out"; then
+    echo "verify-silence: FAILED: the undecided run did not hold its 15 events in memory (the check is blind):" >&2
+    grep '^held' "$work/undecided.out" >&2 || cat "$work/undecided.out" >&2
+    failed=1
+fi
+
 # Analytics granted (consent permits it and decides it on) and events tracked: the trace must see the I/O, or the
 # check above proves nothing. (enable:analytics alone stays off: consent withholds analytics until it is granted.)
 run on --data-dir "$work/on-data" --steps grant:analytics,track:5
@@ -169,5 +188,31 @@ if [[ "$left" != "consent-ledger.jsonl featuregate-state.json " ]]; then
     failed=1
 fi
 
+# Revocation at any moment: revoke-all lands while a flush waits on a deliberately slow collector (it holds
+# each upload 3 s, then answers 503, so the flush would retry). The collector must receive no event after
+# revoke-all began, and must have received the first upload before it (or the check is blind).
+steps=grant:analytics,track-pending:5,revoke-all
+run slow --slow-collector 3000 --data-dir "$work/slow-data" --steps "$steps"
+read -r c w r d n s k i < "$work/slow.counts"
+report "slow collector ($steps)" "$c" "$w" "$r" "$d" "$n" "$s" "$k" "$i"
+slow_line=$(grep '^== slow collector:' "$work/slow.out" || true)
+if [[ ! "$slow_line" =~ ([0-9]+)\ event\(s\)\ received\ before\ revoke-all\ began,\ ([0-9]+)\ after ]]; then
+    echo "verify-silence: FAILED: the slow-collector run printed no event counts:" >&2
+    cat "$work/slow.out" >&2
+    failed=1
+elif (( BASH_REMATCH[2] != 0 )); then
+    echo "verify-silence: FAILED: the collector received ${BASH_REMATCH[2]} event(s) after revoke-all began" >&2
+    failed=1
+elif (( BASH_REMATCH[1] == 0 )); then
+    echo "verify-silence: FAILED: no upload reached the slow collector before revoke-all: the check is blind" >&2
+    failed=1
+fi
+left=$(cd "$work/slow-data" && find . -mindepth 1 | sed 's|^\./||' | sort | tr '\n' ' ')
+if [[ "$left" != "consent-ledger.jsonl featuregate-state.json " ]]; then
+    echo "verify-silence: FAILED: after revoke-all during a slow flush the data dir holds: $left" >&2
+    failed=1
+fi
+
 if (( failed )); then exit 1; fi
-echo "verify-silence: passed (disabled runs silent; enabled runs seen; revoke-all left only the state and the ledger)"
+echo "verify-silence: passed (disabled and undecided runs silent; enabled runs seen; revoke-all left only the state"
+echo "  and the ledger; no event reached the slow collector after revoke-all began)"

@@ -6,6 +6,7 @@ enum DemoStep: CustomStringConvertible {
     case enable(Feature, String)
     case disable(Feature, String)
     case track(Int)
+    case trackPending(Int)
     case grant(ConsentCategory)
     case deny(ConsentCategory)
     case att(TrackingAuthorizationStatus)
@@ -16,6 +17,7 @@ enum DemoStep: CustomStringConvertible {
         case .enable(_, let name): "enable:\(name)"
         case .disable(_, let name): "disable:\(name)"
         case .track(let count): "track:\(count)"
+        case .trackPending(let count): "track-pending:\(count)"
         case .grant(let category): "grant:\(category)"
         case .deny(let category): "deny:\(category)"
         case .att(let status): "att:\(status)"
@@ -27,7 +29,8 @@ enum DemoStep: CustomStringConvertible {
 /// The command line: `consent-demo [--config FILE] [--data-dir DIR] [--steps LIST]`.
 struct DemoOptions {
     static let usage = """
-        usage: consent-demo [--config FILE] [--data-dir DIR] [--steps LIST]
+        usage: consent-demo [--config FILE] [--data-dir DIR] [--steps LIST] [--slow-collector MS]
+                            [--hold-undecided]
 
           --config FILE    config file read by FeatureGateConfig (JSON or plist, strict: a typo is an error with
                            its line), default Examples/Configs/default-off.json; a missing file means every
@@ -43,11 +46,18 @@ struct DemoOptions {
                              att:STATUS                      App Tracking Transparency reports STATUS
                                                              (notDetermined, restricted, denied, authorized)
                              track:N                         N sample events, sanitized, then a flush
+                             track-pending:N                 N sample events; the flush is left running
+                                                             once its first upload reached the collector
                              enable:FEATURE, disable:FEATURE the app switches a feature directly (push,
                                                              analytics, message_center, contacts, ... or all)
                              revoke-all                      deny everything, purge, reset, request erasure
                            `none` starts, settles and exits. Without --steps: the scripted flow
                            \(scriptedFlow).
+          --slow-collector MS
+                           the loopback collector holds each event upload MS milliseconds, then answers 503;
+                           at exit the demo prints how many events it received after revoke-all began
+          --hold-undecided analytics events tracked while analytics consent is undecided are held in memory
+                           (never written, never sent) until it is granted (queued) or denied (dropped)
         """
 
     static let scriptedFlow = "grant:analytics,enable:push,track:4,att:denied,revoke-all"
@@ -55,19 +65,28 @@ struct DemoOptions {
     var configPath = "Examples/Configs/default-off.json"
     var dataDirectory: URL?
     var steps: [DemoStep] = []
+    var slowCollector: Duration?
+    var holdUndecided = false
 
     init(arguments: [String]) throws {
         var stepList = Self.scriptedFlow
         var remaining = arguments[...]
         while let flag = remaining.popFirst() {
             switch flag {
-            case "--config", "--data-dir", "--steps":
+            case "--config", "--data-dir", "--steps", "--slow-collector":
                 guard let value = remaining.popFirst() else { throw DemoError("\(flag) needs a value") }
                 switch flag {
                 case "--config": configPath = value
                 case "--data-dir": dataDirectory = URL(filePath: value, directoryHint: .isDirectory)
+                case "--slow-collector":
+                    guard let milliseconds = Int(value), milliseconds > 0 else {
+                        throw DemoError("--slow-collector \(value): expected a number of milliseconds above 0")
+                    }
+                    slowCollector = .milliseconds(milliseconds)
                 default: stepList = value
                 }
+            case "--hold-undecided":
+                holdUndecided = true
             case "-h", "--help":
                 throw DemoError("")
             default:
@@ -85,7 +104,8 @@ struct DemoOptions {
             let parts = step.split(separator: ":", maxSplits: 1).map(String.init)
             guard parts.count == 2 else {
                 throw DemoError(
-                    "step \"\(step)\": expected grant:CATEGORY, deny:CATEGORY, att:STATUS, track:N, enable:FEATURE, "
+                    "step \"\(step)\": expected grant:CATEGORY, deny:CATEGORY, att:STATUS, track:N, track-pending:N, "
+                        + "enable:FEATURE, "
                         + "disable:FEATURE or revoke-all")
             }
             switch parts[0] {
@@ -100,14 +120,15 @@ struct DemoOptions {
                             + TrackingAuthorizationStatus.allCases.map(\.rawValue).joined(separator: ", "))
                 }
                 return .att(status)
-            case "track":
+            case "track", "track-pending":
                 guard let count = Int(parts[1]), count >= 0 else {
-                    throw DemoError("step \"\(step)\": expected a count of 0 or more after track:")
+                    throw DemoError("step \"\(step)\": expected a count of 0 or more after \(parts[0]):")
                 }
-                return .track(count)
+                return parts[0] == "track" ? .track(count) : .trackPending(count)
             default:
                 throw DemoError(
-                    "step \"\(step)\": unknown action \"\(parts[0])\"; expected grant, deny, att, track, enable, "
+                    "step \"\(step)\": unknown action \"\(parts[0])\"; expected grant, deny, att, track, track-pending, "
+                        + "enable, "
                         + "disable or revoke-all")
             }
         }

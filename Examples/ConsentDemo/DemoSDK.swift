@@ -22,18 +22,21 @@ final class DemoSDK: Sendable {
     let runtime: SubsystemRuntime
     let revocation: ConsentRevocation
     let ledger = IOLedger()
-    let collector = LoopbackCollector()
+    let collector: LoopbackCollector
     let analytics: AnalyticsSubsystem
     /// Features the configuration or the stored state enabled that the consent manager switched off at start,
     /// because their categories are not granted.
     let heldOffByConsent: Feature
     private let uploads: GatedTransport
+    /// With `--hold-undecided`: analytics events tracked while analytics consent is undecided wait in memory.
+    private let hold = LockedValue<ConsentHoldingBuffer<AnalyticsEvent>?>(nil)
     /// App Tracking Transparency, once an `att:` step has run: the scripted system, and the mapping onto consent.
     private let tracking = LockedValue<(authorizer: ScriptedTrackingAuthorizer, consent: TrackingConsent)?>(nil)
 
     /// Builds the SDK. Reads the gate's stored state and the consent ledger once; with nothing stored and nothing
     /// enabled it writes nothing and opens nothing.
-    init(dataDirectory: URL, configuration: PrivacyConfiguration) {
+    init(dataDirectory: URL, configuration: PrivacyConfiguration, slowCollector: Duration? = nil) {
+        collector = LoopbackCollector(slowEvents: slowCollector)
         files = PrivacyDataDirectory(url: dataDirectory)
         let privacy = PrivacyManager(configuration: configuration, store: FileFeatureStore(url: files.stateFile))
         let ledger = ledger
@@ -73,6 +76,19 @@ final class DemoSDK: Sendable {
         runtime.register(ContactsSubsystem(storage: storage("contacts", .contacts), transport: transport(.contacts)))
     }
 
+    /// From now on, analytics events tracked while analytics consent is undecided are held in memory (never
+    /// written, never sent) and join the queue if it is granted.
+    func holdUndecidedAnalytics() async {
+        let holding = await ConsentHoldingBuffer(
+            buffer: analytics.buffer, consent: consent, category: .analytics, capacity: 100)
+        hold.withLock { $0 = holding }
+    }
+
+    /// Events waiting in memory for analytics consent, and those dropped or purged from the hold.
+    var heldAnalytics: (held: Int, dropped: Int, purged: Int, released: Int)? {
+        hold.withLock { $0 }.map { ($0.heldCount, $0.droppedCount, $0.purgedCount, $0.releasedCount) }
+    }
+
     /// Tracks `count` sample events (screen view, purchase, ad impression, location, repeating) and flushes them.
     ///
     /// Each event is sanitized for the current consent and minimized before it is queued. While analytics is off
@@ -80,20 +96,24 @@ final class DemoSDK: Sendable {
     func track(_ count: Int) async -> (accepted: Int, sanitized: [SanitizedEvent], report: FlushReport) {
         var accepted = 0
         var sanitized: [SanitizedEvent] = []
-        if analytics.buffer.isOpen {
+        let isOpen = analytics.buffer.isOpen
+        var holding = isOpen ? nil : hold.withLock { $0 }
+        if holding != nil, await consent.status(for: .analytics) != .unknown { holding = nil }
+        if isOpen || holding != nil {
             let sanitizer = await consent.sanitizer(policy: DemoEvent.fieldPolicy)
             let advertisingID = await tracking.withLock { $0?.consent }?.advertisingIdentifier
-            // Only while analytics is on: with push alone on, an identifier would be created for nothing.
-            let anonymousID = try? identifier.current()
+            // Only while analytics is on: with push alone on, or while events are only held, an identifier would
+            // be created (a file written) for nothing.
+            let anonymousID = isOpen ? try? identifier.current() : nil
             for index in 0..<count {
                 let event = SanitizedEvent(DemoEvent.sample(index, advertisingID: advertisingID), sanitizer: sanitizer)
                 sanitized.append(event)
-                if analytics.track(event, anonymousID: anonymousID) { accepted += 1 }
+                if analytics.track(event, anonymousID: anonymousID, hold: holding) { accepted += 1 }
             }
         } else {
             for _ in 0..<count { analytics.refuse() }
         }
-        return (accepted, sanitized, await analytics.buffer.flush())
+        return (accepted, sanitized, await analytics.flush())
     }
 
     /// App Tracking Transparency reports `status`, mapped onto advertising consent (source `att`).
@@ -126,7 +146,8 @@ final class DemoSDK: Sendable {
 
     /// Revoke-all, with an erasure request naming the anonymous identifier: `POST /api/erasure`.
     func revokeAll() async -> RevocationReport {
-        await revocation.revokeAll(
+        collector.markRevocationBegan()
+        return await revocation.revokeAll(
             source: .user,
             erasure: ErasureRequest(via: uploads) { id in
                 let body = #"{"anonymousID":"\#(id?.uuidString.lowercased() ?? "")","erase":"all"}"#

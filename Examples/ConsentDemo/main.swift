@@ -42,13 +42,15 @@ let dataDirectory =
     .appending(path: "consent-demo-\(UUID().uuidString.lowercased())", directoryHint: .isDirectory)
 let dataPath = dataDirectory.path(percentEncoded: false)
 
-let sdk = DemoSDK(dataDirectory: dataDirectory, configuration: config.configuration)
+let sdk = DemoSDK(
+    dataDirectory: dataDirectory, configuration: config.configuration, slowCollector: options.slowCollector)
 for note in config.notes { print("consent-demo: \(note)") }
 if !sdk.heldOffByConsent.isEmpty {
     print("consent-demo: \(sdk.heldOffByConsent) held off: their consent categories are not granted")
 }
 print("data dir: \(dataPath)\(isTemporaryDirectory ? " (temporary)" : "")")
 
+if options.holdUndecided { await sdk.holdUndecidedAnalytics() }
 sdk.runtime.start()
 await sdk.runtime.settle()
 
@@ -98,6 +100,12 @@ func printTable(_ title: String, notes: [String] = []) async {
     let events = sdk.runtime.events(after: shownEvents)
     shownEvents = sdk.runtime.lastEventSequence
     for event in events { print("runtime   \(event)") }
+
+    if let held = sdk.heldAnalytics {
+        print(
+            "held      \(held.held) analytics event(s) in memory (consent undecided); \(held.released) released, "
+                + "\(held.dropped) dropped, \(held.purged) purged")
+    }
 
     let rows = sdk.ledger.snapshot()
     if rows.isEmpty {
@@ -170,6 +178,8 @@ for (index, step) in options.steps.enumerated() {
         switch report.outcome {
         case .flushed:
             detail += "; flushed to " + report.backends.map { "\($0.backend) \($0.result)" }.joined(separator: ", ")
+        case .purged where (sdk.heldAnalytics?.held ?? 0) > 0:
+            detail += "; gate closed: nothing flushed; held in memory until analytics consent is decided"
         case .purged: detail += "; gate closed: nothing flushed, nothing kept"
         case .alreadyFlushing: break
         }
@@ -184,6 +194,15 @@ for (index, step) in options.steps.enumerated() {
             }
         }
         notes = order.map { seen[$0, default: 1] > 1 ? "\($0) (x\(seen[$0, default: 1]))" : $0 }
+    case .trackPending(let count):
+        let before = sdk.collector.requests.count
+        let flush = Task { await sdk.track(count) }
+        // Wait (at most 5 s) until the first upload reached the collector, so the next step lands mid-flush.
+        for _ in 0..<500 where sdk.collector.requests.count == before && !flush.isCancelled {
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        let reached = sdk.collector.requests.count > before
+        detail = reached ? " — the upload reached the collector; the flush is still running" : " — nothing uploaded"
     case .revokeAll:
         let report = await sdk.revokeAll()
         revocation = report
@@ -195,6 +214,13 @@ for (index, step) in options.steps.enumerated() {
 }
 
 await sdk.runtime.shutdown()
+
+if options.slowCollector != nil {
+    let counts = sdk.collector.eventCounts
+    print(
+        "\n== slow collector: \(counts.beforeRevocation) event(s) received before revoke-all began, "
+            + "\(counts.afterRevocation) after")
+}
 
 let trail = (try? await sdk.consent.exportAuditTrail()) ?? Data()
 let trailLines = trail.split(separator: UInt8(ascii: "\n")).count

@@ -116,7 +116,7 @@ private struct FileSDK {
             "\(record.category) \(record.previousStatus)->\(record.newStatus) v\(record.policyVersion) \(record.source)"
         }
         #expect(trail.suffix(3).map(summary) == report.consentRecords.map(summary))
-        #expect(report.consentRecords.map(\.category) == [.advertising, .analytics, .thirdPartySharing])
+        #expect(report.consentRecords.map(\.category) == [.analytics, .advertising, .thirdPartySharing])
         #expect(report.consentRecords.allSatisfy { $0.newStatus == .denied && $0.source == .user })
         #expect(report.disabledFeatures == [.analytics, .tagsAndAttributes, .push])
         #expect(Set(report.purges.map(\.subsystem)) == ["analytics", "push", "contacts"])

@@ -62,16 +62,18 @@ import Testing
         #expect(log.all == ["push.purge", "push.start", "push.purge"])
     }
 
-    @Test func nothingIsPurgedBeforeStartOrAfterShutdown() async {
+    @Test func subsystemsAreAlsoPurgedBeforeStartAndAfterShutdownButOnlyOnce() async {
         let privacy = gate()
         let log = Collector<String>()
         let runtime = SubsystemRuntime(privacy: privacy)
         runtime.register(RecordingSubsystem("push", needs: .push, log: log))
+        await runtime.settle()
+        #expect(log.all.isEmpty, "an ordinary settle before start calls nothing")
         await runtime.settlePurgingStoppedSubsystems()
-        #expect(log.all.isEmpty)
+        #expect(log.all == ["push.purge"], "files from an earlier run are purged even before start")
         runtime.start()
         await runtime.shutdown()
         await runtime.settlePurgingStoppedSubsystems()
-        #expect(log.all.isEmpty)
+        #expect(log.all == ["push.purge"], "already clean: not purged again")
     }
 }

@@ -13,6 +13,10 @@ import Darwin
 ///
 /// It opens its socket lazily, on the first call to `port()`, which the demo's transport makes only when a
 /// request has passed the gate: a run with every feature off never opens a socket at all.
+///
+/// When slow (`--slow-collector MS`), it serves each connection on a thread of its own and holds every
+/// `/api/events` response for `slowEvents`, then answers 503, so an upload waits and then retries: a revocation
+/// can land while a flush waits on it. It counts the events received after ``markRevocationBegan()``.
 final class LoopbackCollector: Sendable {
     /// One request as received.
     struct Request: Sendable {
@@ -33,9 +37,36 @@ final class LoopbackCollector: Sendable {
     private struct State {
         var port: UInt16?
         var requests: [Request] = []
+        var revocationMark: Int?
     }
 
     private let state = LockedValue(State())
+    /// How long each `/api/events` response is held (answered 503 afterwards); `nil` for a prompt collector.
+    let slowEvents: Duration?
+
+    init(slowEvents: Duration? = nil) {
+        self.slowEvents = slowEvents
+    }
+
+    /// Notes that a revocation begins now; later requests count in ``eventsAfterRevocation``.
+    func markRevocationBegan() {
+        state.withLock { $0.revocationMark = $0.requests.count }
+    }
+
+    /// Events received in `/api/events` requests before and after ``markRevocationBegan()`` (all before when it
+    /// was not called).
+    var eventCounts: (beforeRevocation: Int, afterRevocation: Int) {
+        state.withLock { state in
+            let mark = state.revocationMark ?? state.requests.count
+            func events(_ requests: ArraySlice<Request>) -> Int {
+                requests.filter { $0.path == "/api/events" }.reduce(0) { total, request in
+                    let batch = try? JSONSerialization.jsonObject(with: Data(request.body)) as? [Any]
+                    return total + (batch?.count ?? 0)
+                }
+            }
+            return (events(state.requests[..<mark]), events(state.requests[mark...]))
+        }
+    }
 
     /// Whether the listening socket was ever opened.
     var isRunning: Bool { state.withLock { $0.port != nil } }
@@ -81,8 +112,16 @@ final class LoopbackCollector: Sendable {
                 if errno == EINTR { continue }
                 return
             }
-            handle(client)
-            close(client)
+            if slowEvents == nil {
+                handle(client)
+                close(client)
+            } else {
+                let thread = Thread { [self] in
+                    handle(client)
+                    close(client)
+                }
+                thread.start()
+            }
         }
     }
 
@@ -115,6 +154,13 @@ final class LoopbackCollector: Sendable {
                 body: Array(data[(headEnd + 4)..<bodyEnd])
             )
             state.withLock { $0.requests.append(request) }
+            if let slowEvents, request.path == "/api/events" {
+                let (seconds, attoseconds) = slowEvents.components
+                Thread.sleep(forTimeInterval: Double(seconds) + Double(attoseconds) / 1e18)
+                let busy = "HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+                try Sockets.writeAll(fd, Array(busy.utf8))
+                return
+            }
             let body =
                 request.path == "/api/inbox" ? #"{"messages":[{"id":"welcome","title":"Welcome!"}]}"# : #"{"ok":true}"#
             let response =

@@ -14,12 +14,16 @@ struct AnalyticsEvent: Sendable, Encodable {
 
 /// Analytics: a gated event buffer that delivers each batch to two backends on their own, an on-disk queue
 /// file and an HTTP upload.
+///
+/// Stopping cancels every flush in flight: a retry waiting in its backoff never runs, and an upload stuck on a
+/// slow collector is no longer waited for.
 final class AnalyticsSubsystem: Subsystem {
     let name = "analytics"
     let requiredFeatures: Feature = .analytics
     let buffer: GatedEventBuffer<AnalyticsEvent>
     private let storage: GatedStorage
     private let session = LockedValue<(id: String?, sequence: Int)>((nil, 0))
+    private let flushes = LockedValue<(next: Int, running: [Int: Task<FlushReport, Never>])>((0, [:]))
 
     init(storage: GatedStorage, transport: GatedTransport, privacy: PrivacyManager, ledger: IOLedger) {
         self.storage = storage
@@ -37,7 +41,28 @@ final class AnalyticsSubsystem: Subsystem {
         session.withLock { $0 = (UUID().uuidString.lowercased(), 0) }
     }
 
-    func stop(reason: StopReason) async {}
+    func stop(reason: StopReason) async {
+        let running = flushes.withLock { Array($0.running.values) }
+        for flush in running { flush.cancel() }
+        // Each returns at once once cancelled: the buffer stops waiting for its backends.
+        for flush in running { _ = await flush.value }
+    }
+
+    /// Flushes the buffer in a task that ``stop(reason:)`` can cancel.
+    func flush() async -> FlushReport {
+        let task = Task { [buffer] in await buffer.flush() }
+        let id = flushes.withLock { flushes in
+            flushes.next += 1
+            flushes.running[flushes.next] = task
+            return flushes.next
+        }
+        defer { _ = flushes.withLock { $0.running.removeValue(forKey: id) } }
+        return await withTaskCancellationHandler {
+            await task.value
+        } onCancel: {
+            task.cancel()
+        }
+    }
 
     func purge() async -> PurgeReport {
         var report = PurgeReport(droppedItems: buffer.purge())
@@ -56,9 +81,10 @@ final class AnalyticsSubsystem: Subsystem {
         _ = try? buffer.track(AnalyticsEvent(name: "", sequence: 0, sessionID: "", anonymousID: nil, properties: [:]))
     }
 
-    /// Queues a sanitized event; refused (and counted in the ledger) while analytics is off.
-    func track(_ event: SanitizedEvent, anonymousID: UUID?) -> Bool {
-        guard buffer.isOpen else {
+    /// Queues a sanitized event; refused (and counted in the ledger) while analytics is off, unless `hold` is
+    /// given: then it goes through the hold, which keeps it in memory while analytics consent is undecided.
+    func track(_ event: SanitizedEvent, anonymousID: UUID?, hold: ConsentHoldingBuffer<AnalyticsEvent>? = nil) -> Bool {
+        guard buffer.isOpen || hold != nil else {
             refuse()
             return false
         }
@@ -73,6 +99,7 @@ final class AnalyticsSubsystem: Subsystem {
             anonymousID: anonymousID.map { $0.uuidString.lowercased() },
             properties: event.properties.mapValues(JSONEventValue.init)
         )
+        if let hold { return hold.track(queued) }
         return (try? buffer.track(queued)) != nil
     }
 }

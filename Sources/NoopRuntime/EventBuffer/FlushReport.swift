@@ -33,8 +33,12 @@ public struct BackendDelivery: Sendable, Hashable {
         case delivered
         /// Every attempt failed; the batch waits for the next flush. The payload describes the last error.
         case failed(String)
-        /// The gate closed between attempts; the batch was purged.
+        /// The gate closed, or a purge ran, between attempts; the batch was purged and no further attempt made,
+        /// even if the gate opened again.
         case abandonedGateClosed
+        /// The flush's task was cancelled (a subsystem stopping cancels its flush): no further attempt was made,
+        /// and a call under way was no longer waited for. The batch goes back to the backlog unless revoked.
+        case cancelled
     }
 
     /// The backend's ``EventBackend/name``.

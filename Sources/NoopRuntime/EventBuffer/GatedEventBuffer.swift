@@ -12,6 +12,18 @@ import FeatureGate
 ///   owning subsystem calls it on the enabled → disabled edge. The buffer itself never persists anything: only
 ///   backends do, and they are called only while the gate is open.
 ///
+/// ## Revocation is final
+/// The buffer follows the gate itself: on every change that closes it, everything queued (in memory and in the
+/// backlogs) is revoked at once, before any purge, and counted by the next ``purge()``. A flush under way checks,
+/// before each attempt, that the gate is open *and* that no revocation or purge happened since it took its
+/// batches; otherwise it abandons them. So nothing captured before a revocation reaches a backend after it, even
+/// if the gate opens again during a backoff wait. A backend call already under way may finish.
+///
+/// ## Cancellation
+/// Cancelling the task running ``flush()`` (a stopping subsystem does) ends it at once: pending retries are
+/// dropped, the backoff wait ends, and a backend call under way is cancelled and no longer waited for, even if
+/// the backend ignores cancellation. The undelivered batches go back to their backlogs (unless revoked).
+///
 /// The sleeper is injected so tests can run the backoff without waiting.
 ///
 /// Thread safety: every method may be called from any thread; flushes do not overlap (a flush that finds
@@ -32,6 +44,7 @@ public final class GatedEventBuffer<Event: Sendable>: Sendable {
     private let backends: [any EventBackend<Event>]
     private let sleep: Sleeper
     private let state: LockedValue<State>
+    private let observation: ObservationToken
 
     /// Creates an empty buffer. It allocates its ring of `capacity` slots and does nothing else.
     ///
@@ -61,7 +74,14 @@ public final class GatedEventBuffer<Event: Sendable>: Sendable {
         self.retryPolicy = retryPolicy
         self.ledger = ledger
         self.sleep = sleep
-        self.state = LockedValue(State(capacity: capacity, backendCount: backends.count))
+        let state = LockedValue(State(capacity: capacity, backendCount: backends.count))
+        self.state = state
+        // Revocation does not wait for the owner's purge: a disable closes every batch captured before it.
+        self.observation = privacy.observe { change in
+            if change.previous.isSuperset(of: features) && !change.current.isSuperset(of: features) {
+                state.withLock { $0.revokeAll() }
+            }
+        }
     }
 
     /// Whether the buffer accepts and delivers events right now.
@@ -113,7 +133,8 @@ public final class GatedEventBuffer<Event: Sendable>: Sendable {
 
     /// Drops everything queued, in memory and in the backends' backlogs, and returns how many entries went.
     ///
-    /// An event waiting for two backends counts twice. Events that a flush is delivering at that moment are not
+    /// An event waiting for two backends counts twice. Entries that a closing gate revoked since the last purge
+    /// count here too. Events that a flush is delivering at that moment are not
     /// counted here: each is either delivered or, when the flush ends, purged and reported by the flush. Never
     /// touches a backend.
     @discardableResult
@@ -124,8 +145,9 @@ public final class GatedEventBuffer<Event: Sendable>: Sendable {
     /// Delivers the waiting events to every backend while the gate is open; purges them when it is closed.
     ///
     /// Backends are tried concurrently, each with its own retries. A backend whose attempts all fail keeps its
-    /// batch for the next flush. If the gate closes during the flush, pending retries are abandoned and
-    /// everything queued is purged.
+    /// batch for the next flush. If the gate closes (or a purge runs) during the flush, pending retries are
+    /// abandoned, even if the gate opens again before them, and everything queued is purged. If the calling
+    /// task is cancelled, the flush returns at once (see the type's "Cancellation").
     public func flush() async -> FlushReport {
         guard privacy.isEnabled(features) else {
             return FlushReport(outcome: .purged, purgedEvents: purge())
@@ -143,7 +165,7 @@ public final class GatedEventBuffer<Event: Sendable>: Sendable {
         let deliveries = await withTaskGroup(of: (Int, BackendDelivery).self) { group in
             for (index, backend) in backends.enumerated() where !taken.batches[index].isEmpty {
                 let batch = taken.batches[index]
-                group.addTask { (index, await self.deliver(batch, to: backend)) }
+                group.addTask { (index, await self.deliver(batch, to: backend, generation: taken.generation)) }
             }
             var results: [(Int, BackendDelivery)] = []
             for await result in group { results.append(result) }
@@ -172,7 +194,17 @@ public final class GatedEventBuffer<Event: Sendable>: Sendable {
         return report
     }
 
-    private func deliver(_ batch: [Event], to backend: any EventBackend<Event>) async -> BackendDelivery {
+    /// Whether a batch taken at `generation` may still be handed to a backend: the gate is open and nothing was
+    /// revoked or purged since.
+    private func mayDeliver(takenAt generation: UInt64) -> Bool {
+        state.withLock { $0.generation == generation } && privacy.isEnabled(features)
+    }
+
+    private func deliver(
+        _ batch: [Event],
+        to backend: any EventBackend<Event>,
+        generation: UInt64
+    ) async -> BackendDelivery {
         var delivery = BackendDelivery(
             backend: backend.name,
             events: batch.count,
@@ -181,16 +213,32 @@ public final class GatedEventBuffer<Event: Sendable>: Sendable {
             result: .failed("not attempted")
         )
         while true {
-            guard privacy.isEnabled(features) else {
+            guard !Task.isCancelled else {
+                delivery.result = .cancelled
+                return delivery
+            }
+            guard mayDeliver(takenAt: generation) else {
                 delivery.result = .abandonedGateClosed
                 return delivery
             }
             delivery.attempts += 1
-            do {
+            // Checked again on the task that calls the backend, right before the call, so the window between
+            // the check and the call does not include the hop to that task.
+            switch await Abandonable.run({ [self] in
+                guard mayDeliver(takenAt: generation) else { return false }
                 try await backend.deliver(batch)
+                return true
+            }) {
+            case .success(true):
                 delivery.result = .delivered
                 return delivery
-            } catch {
+            case .success(false):
+                delivery.result = .abandonedGateClosed
+                return delivery
+            case nil:
+                delivery.result = .cancelled
+                return delivery
+            case .failure(let error):
                 delivery.result = .failed(String(describing: error))
                 guard delivery.attempts < retryPolicy.maxAttempts else { return delivery }
                 let delay = retryPolicy.delay(afterFailedAttempt: delivery.attempts)
@@ -209,6 +257,8 @@ public final class GatedEventBuffer<Event: Sendable>: Sendable {
         var backlog: [[Event]]
         var dropped = 0
         var purged = 0
+        /// Entries a closing gate revoked since the last purge; the next purge counts them.
+        var revoked = 0
         var isFlushing = false
         /// Bumped by every purge, so a flush can tell that its batches are gone.
         var generation: UInt64 = 0
@@ -255,14 +305,21 @@ public final class GatedEventBuffer<Event: Sendable>: Sendable {
         }
 
         mutating func purgeAll() -> Int {
-            let total = count + backlog.reduce(0) { $0 + $1.count }
+            revokeAll()
+            let total = revoked
+            revoked = 0
+            purged += total
+            return total
+        }
+
+        /// Drops everything queued and closes the batches in flight, keeping the count for the next purge.
+        mutating func revokeAll() {
+            revoked += count + backlog.reduce(0) { $0 + $1.count }
             for index in ring.indices { ring[index] = nil }
             head = 0
             count = 0
             for index in backlog.indices { backlog[index].removeAll() }
-            purged += total
             generation += 1
-            return total
         }
     }
 }

@@ -9,12 +9,22 @@ import Foundation
 ///
 /// ``purge()`` is the exception: it deletes through a closed gate, because a purge runs right after the gate
 /// closes. It is counted as a purge, not as storage.
+///
+/// ## Writes in flight
+/// A write admitted just before the gate closed may still be running when the purge comes. The purge waits for
+/// such writes (up to ``purgeWaitLimit``) before deleting, so the store is empty when it returns; a write that
+/// lands after a purge began deletes what it wrote and throws ``GatedIOError/gateClosed(_:)``. If writes are still
+/// running when the wait ends, the purge throws, so the owner reports it and is purged again later.
 public struct GatedStorage: Sendable {
+    /// How long ``purge()`` waits for writes admitted before it to finish.
+    public static let purgeWaitLimit: Duration = .seconds(2)
+
     /// The features that must all be enabled for a call to go through.
     public let features: Feature
     @usableFromInline let privacy: PrivacyManager
     @usableFromInline let inner: any Storage
     @usableFromInline let ledger: IOLedger
+    @usableFromInline let writes = WritesInFlight()
 
     /// Wraps `inner`, gated on `features` (all of them) of `privacy`, counting into `ledger`.
     ///
@@ -48,11 +58,27 @@ public struct GatedStorage: Sendable {
     }
 
     /// Writes `data` as `name` to the inner store, if the gate is open.
+    ///
+    /// The write is tracked while it runs: a ``purge()`` that begins meanwhile waits for it, and if it lands
+    /// after a purge began it deletes `name` again and throws ``GatedIOError/gateClosed(_:)``.
     @inlinable
     public func write(_ data: Data, to name: String) throws(GatedIOError) {
         try admit()
+        // Admission and registration are one step under the tracker's lock, so a purge either sees this write
+        // or this write sees the closed gate.
+        guard let generation = writes.begin(whileOpen: { privacy.isEnabled(features) }) else {
+            throw .gateClosed(features)
+        }
+        defer { writes.end(generation) }
         do { try inner.write(data, to: name) } catch { throw .failed(error) }
+        if writes.generation != generation {
+            _ = try? inner.remove(name)
+            throw .gateClosed(features)
+        }
     }
+
+    /// Writes admitted and not yet finished.
+    public var writesInFlight: Int { writes.count }
 
     /// Removes the blob `name` from the inner store, if the gate is open.
     @inlinable
@@ -65,8 +91,84 @@ public struct GatedStorage: Sendable {
     /// Deletes everything in the inner store, whatever the gate says; returns the names deleted.
     ///
     /// Call it on an enabled → disabled edge (from ``Subsystem/purge()``). It is counted as one purge.
+    ///
+    /// Writes admitted before the purge began are waited for first (see "Writes in flight").
+    ///
+    /// - Throws: ``GatedIOError/failed(_:)`` with the inner store's error, or with ``WritesStillInFlight`` when
+    ///   writes were still running after ``purgeWaitLimit`` (whatever they write, they delete again).
     public func purge() throws(GatedIOError) -> [String] {
         ledger.record(.purge, .allowed, for: features)
-        do { return try inner.removeAll() } catch { throw .failed(error) }
+        let unfinished = writes.purgeBegins(waitingAtMost: Self.purgeWaitLimit)
+        let removed: [String]
+        do { removed = try inner.removeAll() } catch { throw .failed(error) }
+        if unfinished > 0 { throw .failed(WritesStillInFlight(count: unfinished, removed: removed)) }
+        return removed
+    }
+}
+
+/// A purge ended while writes admitted before it were still running.
+///
+/// Each of those writes deletes what it wrote when it lands; the purge is reported as incomplete so that the
+/// owner is purged again.
+public struct WritesStillInFlight: Error, Sendable, Hashable, CustomStringConvertible {
+    /// How many writes were still running.
+    public let count: Int
+    /// What the purge deleted all the same.
+    public let removed: [String]
+
+    /// `2 writes still in flight after the purge`.
+    public var description: String { "\(count) write\(count == 1 ? "" : "s") still in flight after the purge" }
+}
+
+/// Counts a storage's writes in flight, per purge generation.
+@usableFromInline
+final class WritesInFlight: Sendable {
+    private struct State {
+        var generation: UInt64 = 0
+        var running: [UInt64: Int] = [:]
+    }
+    private let state = LockedValue(State())
+
+    @usableFromInline init() {}
+
+    /// Registers a write if `isOpen()` holds at that moment; returns its generation, or `nil` when refused.
+    @usableFromInline
+    func begin(whileOpen isOpen: () -> Bool) -> UInt64? {
+        state.withLock { state in
+            guard isOpen() else { return nil }
+            state.running[state.generation, default: 0] += 1
+            return state.generation
+        }
+    }
+
+    @usableFromInline
+    func end(_ generation: UInt64) {
+        state.withLock { state in
+            let left = (state.running[generation] ?? 1) - 1
+            state.running[generation] = left > 0 ? left : nil
+        }
+    }
+
+    @usableFromInline var generation: UInt64 { state.withLock { $0.generation } }
+
+    var count: Int { state.withLock { $0.running.values.reduce(0, +) } }
+
+    /// Starts a new generation, then waits until the writes of earlier ones finish or `limit` passes; returns
+    /// how many are still running.
+    func purgeBegins(waitingAtMost limit: Duration) -> Int {
+        let before = state.withLock { state in
+            state.generation += 1
+            return state.generation
+        }
+        let clock = ContinuousClock()
+        let deadline = clock.now.advanced(by: limit)
+        while true {
+            let running = state.withLock { state in
+                state.running.filter { $0.key < before }.values.reduce(0, +)
+            }
+            if running == 0 || clock.now >= deadline { return running }
+            // Writes are short synchronous calls on other threads: poll briefly rather than park.
+            usleep(200)
+        }
     }
 }

@@ -48,21 +48,37 @@ public struct GatedTransport: Sendable {
     /// allocates, even when called from the main actor; only a request that passes the gate reaches the inner
     /// client, which runs wherever its own isolation says.
     ///
+    /// Cancelling the calling task ends the call at once with `CancellationError`, even when the inner client
+    /// ignores cancellation: its request is cancelled and no longer waited for (revocation stays bounded).
+    ///
     /// - Throws: ``GatedIOError/gateClosed(_:)`` when closed (nothing sent), ``GatedIOError/failed(_:)`` with
-    ///   the inner client's error.
+    ///   the inner client's error, or with `CancellationError` when cancelled.
     @inlinable
     nonisolated(nonsending)
         public func send(_ request: TransportRequest) async throws(GatedIOError) -> TransportResponse
     {
         try admit()
-        do { return try await inner.send(request) } catch { throw .failed(error) }
+        return try await Self.abandonable(inner, request)
+    }
+
+    /// Sends through `inner`, giving up (with `CancellationError`) as soon as the calling task is cancelled.
+    @usableFromInline
+    static func abandonable(
+        _ inner: any Transport,
+        _ request: TransportRequest
+    ) async throws(GatedIOError) -> TransportResponse {
+        switch await Abandonable.run({ try await inner.send(request) }) {
+        case .success(let response): return response
+        case .failure(let error): throw .failed(error)
+        case nil: throw .failed(CancellationError())
+        }
     }
 
     /// Sends one exit request (opt-out, erasure) whether or not the gate is open, if `permit` can be spent.
     ///
     /// The permit is spent before sending, so a second call, even a concurrent one, is refused with
     /// ``GatedIOError/permitUnavailable`` and sends nothing. A send that fails after the permit was spent is not
-    /// retried: one attempt is all an exit request gets.
+    /// retried: one attempt is all an exit request gets. Cancelling the calling task ends it as ``send(_:)`` does.
     public func sendExitRequest(
         _ request: TransportRequest,
         permit: OneShotPermit
@@ -72,6 +88,6 @@ public struct GatedTransport: Sendable {
             throw .permitUnavailable
         }
         ledger.record(.exit, .allowed, for: features)
-        do { return try await inner.send(request) } catch { throw .failed(error) }
+        return try await Self.abandonable(inner, request)
     }
 }

@@ -28,6 +28,14 @@ import Foundation
 /// enabled → disabled edge) and only if the runtime's ``SubsystemRuntime/exitPermit`` can be spent: a second
 /// revoke-all, or one made with everything already off, sends nothing.
 ///
+/// ## Bounded, whatever hangs
+/// A backend, an inner transport or a subsystem may hang. `revokeAll` waits at most ``deadline`` for the
+/// subsystems to settle; then it cancels the subsystem call under way (typically a stop waiting on an upload or
+/// an opt-out request) and the runtime moves on to the purge; it waits at most ``deadline`` again, cancelling
+/// whatever is still running, and reports what it could not finish. The erasure request gets ``deadline`` too.
+/// So it returns within 3 × ``deadline`` plus the time of its local file operations (the consent ledger, the
+/// identifier file), and ``RevocationReport/cancelled`` lists what it cancelled.
+///
 /// Thread safety: `revokeAll` may be called from any task; concurrent calls may both purge, but at most one
 /// sends the erasure request.
 public struct ConsentRevocation: Sendable {
@@ -37,22 +45,42 @@ public struct ConsentRevocation: Sendable {
     public let runtime: SubsystemRuntime
     /// The identifier that is reset.
     public let identifier: AnonymousIdentifier
+    /// How long each waiting step may take before what is in flight is cancelled (see "Bounded, whatever hangs").
+    public let deadline: Duration
+    private let sleep: @Sendable (Duration) async -> Void
 
     /// Ties the revocation to the SDK's consent, runtime and anonymous identifier. Does nothing else.
     ///
-    /// - Precondition: `consent` and `runtime` share one `PrivacyManager`.
-    public init(consent: ConsentManager, runtime: SubsystemRuntime, identifier: AnonymousIdentifier) {
+    /// - Parameters:
+    ///   - consent: The consent whose categories are denied.
+    ///   - runtime: The runtime whose subsystems are stopped and purged.
+    ///   - identifier: The anonymous identifier that is reset.
+    ///   - deadline: How long each waiting step may take; `revokeAll` returns within 3 × `deadline` plus its
+    ///     local file operations. The default is 2 seconds.
+    ///   - sleep: Waits for a duration; the deadline's only notion of time (tests inject their own).
+    /// - Precondition: `consent` and `runtime` share one `PrivacyManager`; `deadline` is positive.
+    public init(
+        consent: ConsentManager,
+        runtime: SubsystemRuntime,
+        identifier: AnonymousIdentifier,
+        deadline: Duration = .seconds(2),
+        sleep: @escaping @Sendable (Duration) async -> Void = { try? await Task.sleep(for: $0) }
+    ) {
         precondition(consent.privacy === runtime.privacy, "consent and runtime must share one PrivacyManager")
+        precondition(deadline > .zero, "the deadline must be positive")
         self.consent = consent
         self.runtime = runtime
         self.identifier = identifier
+        self.deadline = deadline
+        self.sleep = sleep
     }
 
     /// Denies every category, disables every feature, waits until every subsystem has stopped and purged, resets
     /// the anonymous identifier and, if asked, sends one erasure request.
     ///
     /// In order:
-    /// 1. every category of the policy (and any other with a status) is denied, recorded with `source`;
+    /// 1. every category of the policy (and any other with a status) is denied, recorded with `source`, the
+    ///    granted ones first, so that no denial re-applies a grant not yet withdrawn;
     /// 2. every feature of the gate's catalog is disabled locally, consent-managed or not;
     /// 3. the runtime settles: running subsystems are stopped (each may send its own one-shot opt-out) and
     ///    purged, and stopped subsystems not known to be clean are purged too;
@@ -89,7 +117,15 @@ public struct ConsentRevocation: Sendable {
         privacy.disableFeatures(privacy.catalog.allFeatures)
         report.disabledFeatures = enabledBefore
 
-        await runtime.settlePurgingStoppedSubsystems()
+        let settling = Task { [runtime] in await runtime.settlePurgingStoppedSubsystems() }
+        if await Abandonable.value(of: settling, within: deadline, sleep: sleep) == nil {
+            if let cancelled = runtime.cancelCallInFlight() { report.cancelled.append(cancelled) }
+            if await Abandonable.value(of: settling, within: deadline, sleep: sleep) == nil {
+                let cancelled = runtime.cancelCallInFlight()
+                if let cancelled { report.cancelled.append(cancelled) }
+                report.failures.append(.subsystemsNotSettled(stillRunning: cancelled))
+            }
+        }
         report.purges = Self.merged(runtime.purges(after: mark))
 
         do {
@@ -100,7 +136,17 @@ public struct ConsentRevocation: Sendable {
         }
 
         if let erasure {
-            report.erasure = await Self.send(erasure, subject: subject, wasEnabled: !enabledBefore.isEmpty, runtime)
+            let wasEnabled = !enabledBefore.isEmpty
+            let sending = Task { [runtime] in
+                await Self.send(erasure, subject: subject, wasEnabled: wasEnabled, runtime)
+            }
+            if let outcome = await Abandonable.value(of: sending, within: deadline, sleep: sleep) {
+                report.erasure = outcome
+            } else {
+                sending.cancel()
+                report.erasure = .failed(CancellationError())
+                report.cancelled.append(CancelledOperation(subsystem: "erasure request", operation: "send"))
+            }
         }
         return report
     }
@@ -145,7 +191,12 @@ extension ConsentManager {
     ) -> (records: [ConsentRecord], errors: [ConsentRecordingError]) {
         var records: [ConsentRecord] = []
         var errors: [ConsentRecordingError] = []
-        for category in allStatuses.keys.sorted() {
+        // Granted categories first: applying any status re-applies every category's grant, so denying another
+        // category while one is still granted would switch its features back on in the middle of the revocation.
+        let statuses = allStatuses
+        let sorted = statuses.keys.sorted()
+        let order = sorted.filter { statuses[$0] == .granted } + sorted.filter { statuses[$0] != .granted }
+        for category in order {
             do {
                 if let record = try setStatus(.denied, for: category, source: source) { records.append(record) }
             } catch {

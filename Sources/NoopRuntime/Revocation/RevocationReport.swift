@@ -3,7 +3,8 @@ import Foundation
 
 /// What ``ConsentRevocation/revokeAll(source:erasure:)`` did.
 public struct RevocationReport: Sendable, CustomStringConvertible {
-    /// The consent records appended, one per category that was not already denied, sorted by category.
+    /// The consent records appended, one per category that was not already denied, in the order appended: the
+    /// granted categories first, then the others, each group sorted by category.
     public var consentRecords: [ConsentRecord]
     /// The features that were enabled locally (ignoring the remote kill switch) when the call began and are now
     /// off.
@@ -17,6 +18,8 @@ public struct RevocationReport: Sendable, CustomStringConvertible {
     public var erasure: ErasureOutcome
     /// What could not be done. The rest was done regardless: a revocation never stops half-way.
     public var failures: [RevocationFailure]
+    /// What was cancelled because it did not finish within the deadline (see ``ConsentRevocation/deadline``).
+    public var cancelled: [CancelledOperation] = []
 
     /// Creates a report.
     public init(
@@ -58,6 +61,7 @@ public struct RevocationReport: Sendable, CustomStringConvertible {
         }
         lines.append("anonymous identifier: \(identifierReset ? "reset" : "none stored")")
         lines.append("erasure request: \(erasure)")
+        lines += cancelled.map { "cancelled: \($0)" }
         lines += failures.map { "failed: \($0)" }
         return lines.joined(separator: "\n")
     }
@@ -70,12 +74,17 @@ public enum RevocationFailure: Sendable, CustomStringConvertible {
     case consentNotRecorded(ConsentRecordingError)
     /// The anonymous identifier's file could not be read or deleted.
     case identifierNotReset(any Error)
+    /// The subsystems had not settled when the deadline passed twice; the payload is the call cancelled last.
+    /// Their purges may not have run.
+    case subsystemsNotSettled(stillRunning: CancelledOperation?)
 
     /// What failed.
     public var description: String {
         switch self {
         case .consentNotRecorded(let error): "\(error)"
         case .identifierNotReset(let error): "cannot reset the anonymous identifier: \(error)"
+        case .subsystemsNotSettled(let call):
+            "the subsystems did not settle in time" + (call.map { " (cancelled \($0))" } ?? "")
         }
     }
 }

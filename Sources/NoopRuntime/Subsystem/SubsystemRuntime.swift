@@ -82,7 +82,7 @@ public final class SubsystemRuntime: Sendable {
     /// Returns at once; ``settle()`` waits for the first pass. Calling it again, or after ``shutdown()``, does
     /// nothing.
     public func start() {
-        let token = privacy.observe { [weak self] change in self?.noteChange(change) }
+        let token = privacy.observe { [weak self] change in self?.noteChange(change, from: nil) }
         let spawn = state.withLock { state in
             guard state.mode == .idle else { return false }
             state.mode = .following
@@ -116,7 +116,8 @@ public final class SubsystemRuntime: Sendable {
     /// so calling this twice purges nothing the second time. Running subsystems are left alone.
     ///
     /// Purges must touch nothing when there is nothing to delete (see ``Subsystem/purge()``), so with every
-    /// feature off this writes nothing. Before ``start()`` and after ``shutdown()`` it purges nothing.
+    /// feature off this writes nothing. It purges before ``start()`` and after ``shutdown()`` too: subsystems
+    /// that never ran in this process may hold files from an earlier one.
     public func settlePurgingStoppedSubsystems() async {
         let (ticket, spawn) = state.withLock { state in
             state.purgeStoppedRequested = true
@@ -169,10 +170,14 @@ public final class SubsystemRuntime: Sendable {
 
     // MARK: - Passes
 
-    private func noteChange(_ change: FeatureChange) {
+    /// Records a change for the next pass. `epoch` is `nil` for the runtime's long-lived observer, or the pass
+    /// whose observer delivered it: a subsystem started by pass *e* takes edges only from pass *e*'s observer,
+    /// which was registered before that pass read the gate, so a change made before it started (and delivered
+    /// late by another thread) is never an edge for it.
+    private func noteChange(_ change: FeatureChange, from epoch: UInt64?) {
         let spawn = state.withLock { state in
             guard state.mode == .following else { return false }
-            for index in state.entries.indices {
+            for index in state.entries.indices where state.entries[index].edgeEpoch == epoch {
                 if state.entries[index].isMet(by: change.current) {
                     state.entries[index].metSinceLastPass = true
                 } else {
@@ -224,7 +229,14 @@ public final class SubsystemRuntime: Sendable {
     }
 
     private func pass() async {
+        // Observe before reading the gate: every change after the read reaches this observer (see noteChange).
+        let epoch = state.withLock { state in
+            state.epoch += 1
+            return state.epoch
+        }
+        let passToken = privacy.observe { [weak self] change in self?.noteChange(change, from: epoch) }
         let target = privacy.enabledFeatures
+        var keepsToken = false
         let plan: [(index: Int, action: Action)] = state.withLock { state in
             let purgeStopped = state.purgeStoppedRequested
             state.purgeStoppedRequested = false
@@ -238,12 +250,18 @@ public final class SubsystemRuntime: Sendable {
                 state.entries[index].disabledSinceLastPass = []
                 let isMet = state.mode == .following && entry.isMet(by: target)
                 switch (state.mode, entry.phase, isMet) {
+                case (.idle, _, _) where purgeStopped && !entry.isPurged:
+                    // Revoke-all before start: the subsystem never ran here, but an earlier run may have left data.
+                    stops.append((index, .purge))
                 case (.idle, _, _):
                     continue
                 case (.shutDown, .running, _):
                     stops.append((index, .stopForShutdown))
                 case (.shutDown, .startFailed, _):
                     state.entries[index].phase = .stopped
+                    if purgeStopped { stops.append((index, .purge)) }
+                case (.shutDown, .stopped, _) where purgeStopped && !entry.isPurged:
+                    stops.append((index, .purge))
                 case (.following, .stopped, true):
                     starts.append((index, .start))
                 case (.following, .running, true) where !wasDisabled.isEmpty:
@@ -264,40 +282,98 @@ public final class SubsystemRuntime: Sendable {
                     continue
                 }
             }
+            for (index, _) in starts {
+                state.entries[index].edgeEpoch = epoch
+                keepsToken = true
+            }
+            if keepsToken { state.passTokens[epoch] = passToken }
             return stops.reversed() + starts
         }
+        if !keepsToken { passToken.cancel() }
         for (index, action) in plan {
             let (subsystem, permit) = state.withLock { ($0.entries[index].subsystem, $0.entries[index].permit) }
             switch action {
             case .start:
-                do {
-                    try await subsystem.start()
+                let outcome = await call(index, "start") { try await subsystem.start() }
+                switch outcome {
+                case .success:
                     permit.arm()
                     exitPermit.arm()
                     update(index, phase: .running, event: .started)
-                } catch {
+                case .failure(let error):
                     update(index, phase: .startFailed, event: .startFailed(String(describing: error)))
+                case nil:
+                    update(index, phase: .startFailed, event: .startFailed("cancelled by a revocation"))
                 }
             case .stopAndPurge(let disabled):
-                await subsystem.stop(reason: .featuresDisabled(disabled, optOut: permit))
+                _ = await call(index, "stop") {
+                    await subsystem.stop(reason: .featuresDisabled(disabled, optOut: permit))
+                }
                 permit.disarm()
                 update(index, phase: .stopped, event: .stopped(disabled: disabled))
-                let report = await subsystem.purge()
-                update(index, phase: .stopped, event: .purged(report))
+                await purge(index, subsystem)
             case .purge:
-                let report = await subsystem.purge()
-                update(index, phase: .stopped, event: .purged(report))
+                await purge(index, subsystem)
             case .stopForShutdown:
-                await subsystem.stop(reason: .shutdown)
+                _ = await call(index, "stop") { await subsystem.stop(reason: .shutdown) }
                 permit.disarm()
                 update(index, phase: .stopped, event: .stopped(disabled: []))
             }
         }
     }
 
+    private func purge(_ index: Int, _ subsystem: any Subsystem) async {
+        let outcome = await call(index, "purge") { await subsystem.purge() }
+        let report: PurgeReport
+        switch outcome {
+        case .success(let purged): report = purged
+        case .failure(let error): report = PurgeReport(failures: ["purge failed: \(error)"])
+        case nil: report = PurgeReport(failures: ["purge cancelled by a revocation before it finished"])
+        }
+        update(index, phase: .stopped, event: .purged(report))
+    }
+
+    /// Runs one call into a subsystem so that ``cancelCallInFlight()`` can cancel it and stop waiting for it;
+    /// `nil` when it was cancelled that way.
+    private func call<Value: Sendable>(
+        _ index: Int,
+        _ name: String,
+        _ body: @escaping @Sendable () async throws -> Value
+    ) async -> Result<Value, any Error>? {
+        let subsystem = state.withLock { $0.entries[index].subsystem.name }
+        let race = Race<Result<Value, any Error>?>()
+        let handle = CallInFlight(subsystem: subsystem, call: name, cancel: { race.finish(nil) })
+        state.withLock { $0.callInFlight = handle }
+        defer { state.withLock { $0.callInFlight = nil } }
+        return await race.wait { finish in
+            Task {
+                do { finish(.success(try await body())) } catch { finish(.failure(error)) }
+            }
+        }
+    }
+
+    /// Cancels the subsystem call under way, if any, and stops waiting for it: the pass moves on (a stop that is
+    /// cancelled is still followed by the purge). Returns what was cancelled.
+    ///
+    /// Revoke-all calls it when its deadline passes; a subsystem that ignores cancellation is left to finish on
+    /// its own, and the runtime no longer waits for it.
+    public func cancelCallInFlight() -> CancelledOperation? {
+        guard let handle = state.withLock({ $0.callInFlight }) else { return nil }
+        guard handle.markCancelled() else { return nil }
+        handle.cancel()
+        return CancelledOperation(subsystem: handle.subsystem, operation: handle.call)
+    }
+
     private func update(_ index: Int, phase: SubsystemPhase, event: LifecycleEvent.Kind) {
-        state.withLock { state in
+        let released: ObservationToken? = state.withLock { state in
             state.entries[index].phase = phase
+            var released: ObservationToken?
+            if phase != .running, let epoch = state.entries[index].edgeEpoch {
+                state.entries[index].edgeEpoch = nil
+                if !state.entries.contains(where: { $0.edgeEpoch == epoch }) {
+                    released = state.passTokens.removeValue(forKey: epoch)
+                }
+            }
             switch event {
             case .started, .startFailed: state.entries[index].isPurged = false
             case .purged(let report): state.entries[index].isPurged = report.failures.isEmpty
@@ -311,7 +387,9 @@ public final class SubsystemRuntime: Sendable {
             if state.journal.count > 2 * Self.journalCapacity {
                 state.journal.removeFirst(state.journal.count - Self.journalCapacity)
             }
+            return released
         }
+        released?.cancel()
     }
 
     // MARK: - State
@@ -342,6 +420,9 @@ public final class SubsystemRuntime: Sendable {
         /// delete, so ``SubsystemRuntime/settlePurgingStoppedSubsystems()`` skips it. False at registration: an
         /// earlier run may have left data behind.
         var isPurged = false
+        /// The pass whose observer reports this subsystem's edges while it runs (set when a pass decides to start
+        /// it); `nil` while stopped, when the runtime's long-lived observer does.
+        var edgeEpoch: UInt64?
 
         init(subsystem: any Subsystem, needs: Feature, requirement: FeatureRequirement) {
             self.subsystem = subsystem
@@ -366,6 +447,11 @@ public final class SubsystemRuntime: Sendable {
         /// Set by ``SubsystemRuntime/settlePurgingStoppedSubsystems()``; the next pass purges stopped subsystems
         /// that are not known to be clean, and clears it.
         var purgeStoppedRequested = false
+        /// Passes so far; each registers an observer before it reads the gate.
+        var epoch: UInt64 = 0
+        /// The observers of passes that started a subsystem still running, by pass.
+        var passTokens: [UInt64: ObservationToken] = [:]
+        var callInFlight: CallInFlight?
 
         /// Schedules a pass; returns whether the caller must start the worker.
         mutating func requestPass() -> Bool {
@@ -385,4 +471,45 @@ public enum SubsystemPhase: Sendable, Hashable {
     case running
     /// ``Subsystem/start()`` threw; it will be purged on the next edge and may start after it.
     case startFailed
+}
+
+/// A call into a subsystem that the runtime is waiting for.
+private final class CallInFlight: Sendable {
+    let subsystem: String
+    let call: String
+    let cancel: @Sendable () -> Void
+    private let cancelled = LockedValue(false)
+
+    init(subsystem: String, call: String, cancel: @escaping @Sendable () -> Void) {
+        self.subsystem = subsystem
+        self.call = call
+        self.cancel = cancel
+    }
+
+    var isCancelled: Bool { cancelled.withLock { $0 } }
+
+    /// Returns `true` the first time.
+    func markCancelled() -> Bool {
+        cancelled.withLock { state in
+            defer { state = true }
+            return !state
+        }
+    }
+}
+
+/// A call that a revocation cancelled because it did not finish in time.
+public struct CancelledOperation: Sendable, Hashable, CustomStringConvertible {
+    /// The subsystem's name, or the step of revoke-all (such as `"erasure request"`).
+    public var subsystem: String
+    /// What was cancelled: `"start"`, `"stop"`, `"purge"`, `"send"`.
+    public var operation: String
+
+    /// Creates an entry.
+    public init(subsystem: String, operation: String) {
+        self.subsystem = subsystem
+        self.operation = operation
+    }
+
+    /// `analytics: stop`.
+    public var description: String { "\(subsystem): \(operation)" }
 }
