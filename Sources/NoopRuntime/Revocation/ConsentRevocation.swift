@@ -80,7 +80,7 @@ public struct ConsentRevocation: Sendable {
     ///
     /// In order:
     /// 1. every category of the policy (and any other with a status) is denied, recorded with `source`, the
-    ///    granted ones first, so that no denial re-applies a grant not yet withdrawn;
+    ///    granted ones first, so that what consent had switched on goes off first;
     /// 2. every feature of the gate's catalog is disabled locally, consent-managed or not;
     /// 3. the runtime settles: running subsystems are stopped (each may send its own one-shot opt-out) and
     ///    purged, and stopped subsystems not known to be clean are purged too;
@@ -191,8 +191,8 @@ extension ConsentManager {
     ) -> (records: [ConsentRecord], errors: [ConsentRecordingError]) {
         var records: [ConsentRecord] = []
         var errors: [ConsentRecordingError] = []
-        // Granted categories first: applying any status re-applies every category's grant, so denying another
-        // category while one is still granted would switch its features back on in the middle of the revocation.
+        // Granted categories first: their features are the ones on, so they go off before any record that changes
+        // nothing. (Each denial is an edge of its own category only, so the order cannot switch anything back on.)
         let statuses = allStatuses
         let sorted = statuses.keys.sorted()
         let order = sorted.filter { statuses[$0] == .granted } + sorted.filter { statuses[$0] != .granted }
