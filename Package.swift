@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "FeatureGate", targets: ["FeatureGate"]),
         .library(name: "FeatureGateConfig", targets: ["FeatureGateConfig"]),
         .library(name: "NoopRuntime", targets: ["NoopRuntime"]),
+        .library(name: "FeatureGateIAB", targets: ["FeatureGateIAB"]),
         // Not `featuregate` for the target: on a case-insensitive file system it would clash with FeatureGate.
         .executable(name: "featuregate", targets: ["FeatureGateCLI"]),
     ],
@@ -24,6 +25,8 @@ let package = Package(
         ),
         .target(name: "FeatureGateConfig", dependencies: ["FeatureGate"]),
         .target(name: "NoopRuntime", dependencies: ["FeatureGate"]),
+        // Consent-platform signals: IAB TCF v2.2, US Privacy and GPP strings, the CMP's keys, Consent Mode.
+        .target(name: "FeatureGateIAB", dependencies: ["FeatureGate"]),
         .executableTarget(
             name: "consent-demo",
             dependencies: ["FeatureGate", "FeatureGateConfig", "NoopRuntime"],
@@ -55,6 +58,10 @@ let package = Package(
         .testTarget(
             name: "FeatureGateConfigTests",
             dependencies: ["FeatureGate", "FeatureGateConfig", "FeatureGateCLI", "config-fuzzer"]
+        ),
+        .testTarget(
+            name: "FeatureGateIABTests",
+            dependencies: ["FeatureGate", "FeatureGateIAB"]
         ),
     ],
     swiftLanguageModes: [.v6]
