@@ -48,7 +48,8 @@ let package = Package(
         ),
         // FeatureGateConfig: the `featuregate` tool, and the config reader's fuzz target, which replays files
         // in a plain build and runs libFuzzer when scripts/fuzz-config.sh builds it with -DFUZZING.
-        .executableTarget(name: "FeatureGateCLI", dependencies: ["FeatureGate", "FeatureGateConfig"]),
+        .executableTarget(
+            name: "FeatureGateCLI", dependencies: ["FeatureGate", "FeatureGateConfig", "FeatureGateIAB"]),
         .executableTarget(
             name: "config-fuzzer",
             dependencies: ["FeatureGate", "FeatureGateConfig"],
@@ -59,9 +60,16 @@ let package = Package(
             name: "FeatureGateConfigTests",
             dependencies: ["FeatureGate", "FeatureGateConfig", "FeatureGateCLI", "config-fuzzer"]
         ),
+        // The IAB decoders' fuzz target: replays files in a plain build, runs libFuzzer under scripts/fuzz-tcf.sh.
+        .executableTarget(
+            name: "tcf-fuzzer",
+            dependencies: ["FeatureGate", "FeatureGateIAB"],
+            path: "Tests/Fuzz/TCFFuzzer",
+            exclude: ["Corpus", "tcf.dict"]
+        ),
         .testTarget(
             name: "FeatureGateIABTests",
-            dependencies: ["FeatureGate", "FeatureGateIAB"]
+            dependencies: ["FeatureGate", "FeatureGateIAB", "FeatureGateCLI", "tcf-fuzzer"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -1,0 +1,48 @@
+import FeatureGateIAB
+import Foundation
+
+/// One fuzz input through the IAB signal decoders, with the invariants that must hold for any bytes.
+///
+/// A broken invariant is a `precondition` failure, which libFuzzer reports as a crash with the input saved.
+enum TCFFuzz {
+    static func run(_ data: Data) {
+        let text = String(decoding: data, as: UTF8.self)
+        decodeTCString(text)
+    }
+
+    private static func decodeTCString(_ text: String) {
+        let decoded: TCString
+        do {
+            decoded = try TCString(text)
+        } catch {
+            precondition(!error.field.isEmpty, "an error without a field")
+            precondition(error.bitOffset >= 0, "a negative bit offset")
+            precondition(!error.description.isEmpty, "an empty description")
+            return
+        }
+        // Decoding is deterministic, and padding never changes what a string says. (A segment of 4n + 1
+        // characters has no padded form: padding completes bytes, and such a segment does not end on one.)
+        precondition((try? TCString(text)) == decoded, "decoded differently twice")
+        let padded = text.split(separator: ".", omittingEmptySubsequences: false).map { part in
+            part.hasSuffix("=") || part.count % 4 == 1
+                ? String(part) : String(part) + String(repeating: "=", count: (4 - part.count % 4) % 4)
+        }.joined(separator: ".")
+        precondition((try? TCString(padded)) == decoded, "padding changed the decoded string")
+        // Every ID is where the specification puts it.
+        precondition(decoded.version == 2, "a version other than 2 decoded")
+        precondition(decoded.specialFeatureOptIns.allSatisfy { (1...12).contains($0) }, "special feature out of range")
+        precondition(decoded.purposeConsents.allSatisfy { (1...24).contains($0) }, "purpose out of range")
+        precondition(decoded.purposeLegitimateInterests.allSatisfy { (1...24).contains($0) }, "purpose out of range")
+        for vendors in [decoded.vendorConsents, decoded.vendorLegitimateInterests] {
+            precondition(vendors.allSatisfy { (1...65535).contains($0) }, "vendor out of range")
+        }
+        for restriction in decoded.publisherRestrictions {
+            precondition((1...24).contains(restriction.purpose), "restricted purpose out of range")
+        }
+        if let publisher = decoded.publisherTC {
+            let custom = 0...publisher.numberOfCustomPurposes
+            precondition(publisher.customPurposeConsents.allSatisfy(custom.contains), "custom purpose out of range")
+        }
+        precondition(decoded.consentLanguage.utf8.allSatisfy { (65...90).contains($0) }, "language not A-Z")
+    }
+}
