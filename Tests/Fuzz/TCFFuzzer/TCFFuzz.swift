@@ -8,6 +8,18 @@ enum TCFFuzz {
     static func run(_ data: Data) {
         let text = String(decoding: data, as: UTF8.self)
         decodeTCString(text)
+        decodeUSSignals(text)
+    }
+
+    private static func decodeUSSignals(_ text: String) {
+        if let gpp = try? GPPString(text) {
+            precondition(zip(gpp.sectionIDs, gpp.sectionIDs.dropFirst()).allSatisfy { $0 < $1 }, "IDs not ascending")
+            precondition(Set(gpp.sections.keys) == Set(gpp.sectionIDs), "sections do not match the header")
+            precondition((gpp.usNational != nil) == gpp.sectionIDs.contains(7), "usnat decoded without its ID")
+        }
+        if let usPrivacy = try? USPrivacyString(text) {
+            precondition(usPrivacy.description == text.uppercased(), "US Privacy string did not round-trip")
+        }
     }
 
     private static func decodeTCString(_ text: String) {
