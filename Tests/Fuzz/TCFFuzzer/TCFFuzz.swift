@@ -9,6 +9,25 @@ enum TCFFuzz {
         let text = String(decoding: data, as: UTF8.self)
         decodeTCString(text)
         decodeUSSignals(text)
+        readAsCMPKeys(text)
+    }
+
+    /// The input as each string key a CMP writes, beside publisher keys that grant every purpose.
+    private static func readAsCMPKeys(_ text: String) {
+        let everything = CMPValue.string(String(repeating: "1", count: 24))
+        var keys: [String: CMPValue] = [
+            CMPKey.gdprApplies: .number(1), CMPKey.publisherConsent: everything,
+            CMPKey.publisherLegitimateInterests: everything, CMPKey.tcString: .string(text),
+        ]
+        let consent = CMPConsent(keys: keys)
+        // Whatever the string says, an unreadable one grants nothing.
+        if (try? TCString(text)) == nil, !text.isEmpty {
+            precondition(consent.decisions.values.allSatisfy { $0 != .granted }, "an unreadable TC string granted")
+            precondition(consent.hasErrors, "an unreadable TC string without an error")
+        }
+        // US signals only take away.
+        keys = [CMPKey.gdprApplies: .number(0), CMPKey.usPrivacyString: .string(text), CMPKey.gppString: .string(text)]
+        precondition(CMPConsent(keys: keys).decisions.values.allSatisfy { $0 != .granted }, "a US signal granted")
     }
 
     private static func decodeUSSignals(_ text: String) {
