@@ -26,6 +26,7 @@ enum TCFCommand {
         let rest = Array(arguments.dropFirst())
         switch subcommand {
         case "decode": return run(TCFDecodeCommand.self, rest, console: &console)
+        case "apply": return run(TCFApplyCommand.self, rest, console: &console)
         case "--help", "-h", "help":
             console.out(overview)
             return FeatureGateTool.success
@@ -222,5 +223,139 @@ enum TCFDecodeCommand: ToolCommand {
         ]
         lines += tc.warnings.map { "warning: \($0)" }
         return lines
+    }
+}
+
+/// `featuregate tcf apply --keys FILE [--json] [--vendor ID]`.
+enum TCFApplyCommand: ToolCommand {
+    static let name = "tcf apply"
+    static let usage = "featuregate tcf apply --keys FILE [--json] [--vendor ID] [--share-with ID]..."
+    static let flags: Set<String> = ["--json"]
+    static let valued: Set<String> = ["--keys", "--vendor", "--share-with"]
+
+    static let help = """
+        OVERVIEW: Read a CMP's keys as an app would and show the consent they give.
+
+        FILE is a JSON object of the keys a CMP writes: IABTCF_gdprApplies (a number), and as strings
+        IABTCF_TCString, IABTCF_PurposeConsents, IABTCF_PurposeLegitimateInterests, IABTCF_PublisherConsent,
+        IABTCF_PublisherLegitimateInterests, IABTCF_VendorConsents, IABTCF_VendorLegitimateInterests,
+        IABUSPrivacy_String, IABGPP_HDR_GppString and IABGPP_GppSID. Malformed signals fail closed: they grant
+        nothing, and the result is still printed.
+
+        USAGE: \(usage)
+
+        OPTIONS:
+          --keys FILE         The key file ('-' for standard input).
+          --json              Print one JSON object: {"categories": {CATEGORY: "granted"|"denied"|"unknown"},
+                              "features": [config names enabled in a default-off app under the default consent
+                              policy], "consentMode": {"analytics_storage", "ad_storage", "ad_user_data",
+                              "ad_personalization"}, "diagnostics": [{"severity", "key", "message"}]}.
+          --vendor ID         Read TCF for an SDK with IAB vendor ID ID (purpose keys and vendor bits) instead
+                              of the app's own processing (publisher keys).
+          --share-with ID     A vendor the app shares personal data with; with any, TCF decides
+                              thirdPartySharing. Repeat for more vendors.
+          -h, --help          Show this help.
+
+        EXIT STATUS: 0 every signal was read, 1 a signal (or the file) is malformed, 2 usage error.
+        """
+
+    static func run(_ arguments: ParsedArguments, console: inout Console) throws(UsageError) -> Int32 {
+        guard arguments.operands.isEmpty else {
+            throw UsageError(message: "unexpected argument '\(arguments.operands[0])'; give the file with --keys")
+        }
+        guard let path = try arguments.value("--keys") else { throw UsageError(message: "no --keys FILE given") }
+        var subject = TCFSubject.publisher
+        if let vendor = try arguments.value("--vendor") {
+            guard let id = Int(vendor), (1...65535).contains(id) else {
+                throw UsageError(message: "--vendor \(vendor): expected a vendor ID in 1...65535")
+            }
+            subject = .vendor(id)
+        }
+        var sharing: Set<Int> = []
+        for vendor in arguments.values["--share-with"] ?? [] {
+            guard let id = Int(vendor), (1...65535).contains(id) else {
+                throw UsageError(message: "--share-with \(vendor): expected a vendor ID in 1...65535")
+            }
+            sharing.insert(id)
+        }
+        var diagnostics: [CMPDiagnostic] = []
+        let keys = readKeys(path, diagnostics: &diagnostics)
+        let consent = CMPConsent(keys: keys, mapping: .default(sharingWith: sharing), subject: subject)
+        diagnostics += consent.diagnostics
+        let categories = (ConsentPolicy.default.categories + consent.decisions.keys).reduce(into: [ConsentCategory]()) {
+            if !$0.contains($1) { $0.append($1) }
+        }.sorted()
+        let features = FeatureCatalog.builtIn.names(of: consent.enabledFeatures()).sorted()
+        let modeKeys = ["analytics_storage", "ad_storage", "ad_user_data", "ad_personalization"]
+        let parameters = consent.consentMode.parameters
+        if arguments.flags.contains("--json") {
+            let categoryJSON = TCFJSON.object(
+                categories.map { ($0.rawValue, TCFJSON.string(consent.status(for: $0).rawValue)) })
+            let modeJSON = TCFJSON.object(modeKeys.map { ($0, TCFJSON.string(parameters[$0] ?? "denied")) })
+            let diagnosticsJSON = diagnostics.map {
+                TCFJSON.object([
+                    ("severity", TCFJSON.string($0.severity.rawValue)), ("key", TCFJSON.string($0.key)),
+                    ("message", TCFJSON.string($0.message)),
+                ])
+            }
+            console.out(
+                TCFJSON.object([
+                    ("categories", categoryJSON),
+                    ("features", "[" + features.map(TCFJSON.string).joined(separator: ",") + "]"),
+                    ("consentMode", modeJSON), ("diagnostics", "[" + diagnosticsJSON.joined(separator: ",") + "]"),
+                ]))
+        } else {
+            for category in categories { console.out("\(category): \(consent.status(for: category).rawValue)") }
+            console.out("features: \(features.isEmpty ? "none" : features.joined(separator: ", "))")
+            for key in modeKeys { console.out("\(key): \(parameters[key] ?? "denied")") }
+            for diagnostic in diagnostics { console.out(diagnostic.description) }
+        }
+        return diagnostics.contains { $0.severity == .error } ? FeatureGateTool.failure : FeatureGateTool.success
+    }
+
+    /// The key file as CMP values; a file that cannot be read, or a value of the wrong kind, is an error
+    /// diagnostic and contributes nothing.
+    static func readKeys(_ path: String, diagnostics: inout [CMPDiagnostic]) -> [String: CMPValue] {
+        let data: Data
+        do {
+            if path == "-" {
+                data = try FileHandle.standardInput.readToEnd() ?? Data()
+            } else {
+                data = try Data(contentsOf: URL(filePath: path))
+            }
+        } catch {
+            diagnostics.append(
+                CMPDiagnostic(severity: .error, key: path, message: "cannot read the key file (\(error))"))
+            return [:]
+        }
+        guard let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else {
+            diagnostics.append(
+                CMPDiagnostic(severity: .error, key: path, message: "not a JSON object of CMP keys; nothing read"))
+            return [:]
+        }
+        var keys: [String: CMPValue] = [:]
+        for (key, value) in object.sorted(by: { $0.key < $1.key }) {
+            guard CMPKey.all.contains(key) else {
+                diagnostics.append(
+                    CMPDiagnostic(severity: .warning, key: key, message: "not a key FeatureGate reads; ignored"))
+                continue
+            }
+            if let string = value as? String {
+                keys[key] = .string(string)
+            } else if let number = value as? NSNumber, String(cString: number.objCType) != "c",
+                let integer = Int(exactly: number.doubleValue)
+            {
+                // JSON true and false arrive as NSNumbers of type "c"; they are not numbers a CMP writes.
+                keys[key] = .number(integer)
+            } else {
+                diagnostics.append(
+                    CMPDiagnostic(
+                        severity: .error, key: key,
+                        message:
+                            "found \(value is NSNumber ? "a Boolean" : "\(value)"), expected a number or a string; "
+                            + "ignored, failing closed"))
+            }
+        }
+        return keys
     }
 }

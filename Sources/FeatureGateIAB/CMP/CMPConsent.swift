@@ -332,3 +332,20 @@ private struct SignalReader {
         }
     }
 }
+
+extension CMPConsent {
+    /// The features this consent enables in a default-off app under `policy`: those every mapping category of
+    /// which is granted. Features no category maps are not included (consent does not decide them).
+    public func enabledFeatures(under policy: ConsentPolicy = .default) -> Feature {
+        var granted: Feature = []
+        var refused: Feature = []
+        for (category, features) in policy.features {
+            if status(for: category) == .granted {
+                granted.formUnion(features)
+            } else {
+                refused.formUnion(features)
+            }
+        }
+        return granted.subtracting(refused)
+    }
+}
