@@ -1,15 +1,15 @@
 import FeatureGate
 
-/// Follows a consent management platform's answer and applies its changes to a ``ConsentManager``.
+/// Follows a consent management platform's answer and applies its changes to a `ConsentManager`.
 ///
 /// Each ``refresh()`` reads the IAB keys from the key-value source, computes ``CMPConsent``, and for every
 /// category whose CMP reading changed since the last refresh calls `ConsentManager.setStatus(_:for:source:)`
-/// with ``FeatureGate/ConsentSource/cmp``. An unchanged answer is not a decision: refreshing again (every
+/// with the `cmp` consent source. An unchanged answer is not a decision: refreshing again (every
 /// foreground, every defaults change) records nothing and does not undo a choice the user made in the app since.
 /// A category the CMP stops speaking to (GDPR no longer applies, say) keeps its current status.
 ///
 /// What was last applied lives in memory: the first refresh after launch re-applies the CMP's answer, which
-/// records nothing when the ledger already holds it. On Apple platforms, ``refreshOnUserDefaultsChanges()``
+/// records nothing when the ledger already holds it. On Apple platforms, `refreshOnUserDefaultsChanges()`
 /// refreshes whenever the CMP writes; elsewhere, call ``refresh()`` yourself.
 public actor CMPConsentSource {
     /// The consent manager the CMP's answer is applied to.
