@@ -79,7 +79,7 @@ struct BitReader {
     /// Reads `count` bits as a set of the 1-based positions that are set, or `nil` when the segment ends first.
     mutating func readBitField(_ count: Int) -> TCFIDSet? {
         guard has(count) else { return nil }
-        var set = TCFIDSet()
+        var set = TCFIDSet(reservingCapacityFor: count)
         var position = 1
         while position <= count {
             let bit = (sextets[offset / 6] >> (5 - UInt8(offset % 6))) & 1

@@ -9,6 +9,11 @@ public struct TCFIDSet: Sendable, Hashable, Sequence, ExpressibleByArrayLiteral,
     /// An empty set.
     public init() {}
 
+    /// An empty set with room for IDs up to `maximumID` without growing.
+    init(reservingCapacityFor maximumID: Int) {
+        words = Array(repeating: 0, count: (Swift.max(maximumID, 0) + 63) >> 6)
+    }
+
     /// A set of `ids`; IDs below 1 are ignored.
     public init<IDs: Sequence<Int>>(_ ids: IDs) {
         for id in ids { insert(id) }
@@ -40,7 +45,8 @@ public struct TCFIDSet: Sendable, Hashable, Sequence, ExpressibleByArrayLiteral,
         let low = Swift.max(range.lowerBound, 1) - 1
         let high = range.upperBound - 1
         guard low <= high else { return }
-        insert(high + 1)
+        let lastWord = high >> 6
+        if lastWord >= words.count { words.append(contentsOf: repeatElement(0, count: lastWord + 1 - words.count)) }
         for word in (low >> 6)...(high >> 6) {
             let first: UInt64 = word == low >> 6 ? UInt64(low & 63) : 0
             let last: UInt64 = word == high >> 6 ? UInt64(high & 63) : 63

@@ -148,9 +148,11 @@ private struct SegmentReader {
         self.index = index
     }
 
-    func truncated(_ field: String, needing count: Int) -> TCStringError {
+    // Field names are autoclosures: "VendorConsents." + "IsARange" built for every range entry would allocate on the
+    // hot path; it is built only when an error is.
+    func truncated(_ field: @autoclosure () -> String, needing count: Int) -> TCStringError {
         TCStringError(
-            kind: .truncated, segment: segment, segmentIndex: index, field: field, bitOffset: bits.offset,
+            kind: .truncated, segment: segment, segmentIndex: index, field: field(), bitOffset: bits.offset,
             found: "\(bits.bitCount - bits.offset) bit\(bits.bitCount - bits.offset == 1 ? "" : "s") left",
             expected: "\(count) bit\(count == 1 ? "" : "s")")
     }
@@ -161,13 +163,13 @@ private struct SegmentReader {
             found: found, expected: expected)
     }
 
-    mutating func int(_ count: Int, _ field: String) throws(TCStringError) -> Int {
-        guard let value = bits.read(count) else { throw truncated(field, needing: count) }
+    mutating func int(_ count: Int, _ field: @autoclosure () -> String) throws(TCStringError) -> Int {
+        guard let value = bits.read(count) else { throw truncated(field(), needing: count) }
         return value
     }
 
-    mutating func bool(_ field: String) throws(TCStringError) -> Bool {
-        try int(1, field) == 1
+    mutating func bool(_ field: @autoclosure () -> String) throws(TCStringError) -> Bool {
+        try int(1, field()) == 1
     }
 
     mutating func date(_ field: String) throws(TCStringError) -> Date {
@@ -186,8 +188,8 @@ private struct SegmentReader {
         return String(decoding: [UInt8(65 + first), UInt8(65 + second)], as: UTF8.self)
     }
 
-    mutating func bitField(_ count: Int, _ field: String) throws(TCStringError) -> TCFIDSet {
-        guard let set = bits.readBitField(count) else { throw truncated(field, needing: count) }
+    mutating func bitField(_ count: Int, _ field: @autoclosure () -> String) throws(TCStringError) -> TCFIDSet {
+        guard let set = bits.readBitField(count) else { throw truncated(field(), needing: count) }
         return set
     }
 
@@ -203,7 +205,7 @@ private struct SegmentReader {
     /// `NumEntries`, then that many single IDs or ranges; IDs are 1...`maximum` (1...65535 without one).
     mutating func ranges(_ prefix: String, maximum: Int?) throws(TCStringError) -> TCFIDSet {
         let count = try int(12, prefix + "NumEntries")
-        var set = TCFIDSet()
+        var set = TCFIDSet(reservingCapacityFor: maximum ?? 0)
         let limit = maximum ?? 65535
         let bound = maximum.map { "1...\($0) (MaxVendorId)" } ?? "1...65535"
         for _ in 0..<count {
