@@ -169,6 +169,19 @@ import Testing
         #expect(tc.disclosedVendors == [])
     }
 
+    @Test func theDocumentedExampleOfAnotherDecoder() throws {
+        // GDPR::IAB::TCFv2 (CPAN) documents this string's fields: created at epoch 1228644257, updated at
+        // 1326215413, CMP 21 version 7, screen 2, English, vendor list 23, purposes 1, 3, 9 and 10.
+        let tc = try TCString(
+            "CLcVDxRMWfGmWAVAHCENAXCkAKDAADnAABRgA5mdfCKZuYJez-NQm0TBMYA4oCAAGQYIAAAAAAEAIAEgAA.argAC0gAAAAAAAAAAAA")
+        #expect(Int(tc.created.timeIntervalSince1970) == 1_228_644_257)
+        #expect(Int(tc.lastUpdated.timeIntervalSince1970) == 1_326_215_413)
+        #expect(tc.cmpID == 21 && tc.cmpVersion == 7 && tc.consentScreen == 2)
+        #expect(tc.consentLanguage == "EN" && tc.vendorListVersion == 23)
+        #expect(tc.purposeConsents.ids == [1, 3, 9, 10])
+        #expect(tc.publisherTC != nil)
+    }
+
     @Test func cmpFieldsOfAGPPTCFSection() throws {
         let tc = try TCString("CPSG_8APSG_8ANwAAAENAwCAAAAAAAAAAAAAAAAAAAAA.QAAA.IAAA")
         #expect(tc.cmpID == 880)
