@@ -16,12 +16,10 @@ public struct UserDefaultsCMPKeySource: CMPKeyValueSource, @unchecked Sendable {
 
     /// The value stored under `key`, or `nil`.
     public func cmpValue(forKey key: String) -> CMPValue? {
-        switch defaults.object(forKey: key) {
-        case nil: nil
-        case let string as String: .string(string)
-        case let number as NSNumber: .number(number.intValue)
-        case let other?: .string(String(describing: other))
-        }
+        guard let object = defaults.object(forKey: key) else { return nil }
+        if let string = object as? String { return .string(string) }
+        if let number = object as? NSNumber { return .number(number.intValue) }
+        return .string(String(describing: object))
     }
 }
 

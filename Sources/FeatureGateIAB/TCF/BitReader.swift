@@ -63,10 +63,15 @@ struct BitReader {
     mutating func read(_ count: Int) -> Int? {
         guard has(count) else { return nil }
         var value = 0
-        for _ in 0..<count {
-            let bit = (sextets[offset / 6] >> (5 - UInt8(offset % 6))) & 1
-            value = value << 1 | Int(bit)
-            offset += 1
+        var remaining = count
+        // A character at a time: up to six bits per step rather than one.
+        while remaining > 0 {
+            let available = 6 - offset % 6
+            let take = Swift.min(available, remaining)
+            let chunk = (Int(sextets[offset / 6]) >> (available - take)) & ((1 << take) - 1)
+            value = value << take | chunk
+            offset += take
+            remaining -= take
         }
         return value
     }
@@ -81,11 +86,19 @@ struct BitReader {
         guard has(count) else { return nil }
         var set = TCFIDSet(reservingCapacityFor: count)
         var position = 1
-        while position <= count {
-            let bit = (sextets[offset / 6] >> (5 - UInt8(offset % 6))) & 1
-            if bit == 1 { set.insert(position) }
-            offset += 1
-            position += 1
+        var remaining = count
+        while remaining > 0 {
+            let take = Swift.min(6 - offset % 6, remaining)
+            let chunk = read(take)!
+            // The chunk's highest bit is `position`; visit only the bits that are set.
+            var bits = chunk
+            while bits != 0 {
+                let bit = Int.bitWidth - 1 - bits.leadingZeroBitCount
+                set.insert(position + take - 1 - bit)
+                bits &= ~(1 << bit)
+            }
+            position += take
+            remaining -= take
         }
         return set
     }
