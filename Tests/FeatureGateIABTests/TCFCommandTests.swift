@@ -113,6 +113,14 @@ import Testing
         #expect(!run.errorOutput.isEmpty)
     }
 
+    @Test func theToolsOverviewListsTCFAndATypoSuggestsIt() throws {
+        let help = try featuregate(["--help"])
+        #expect(help.lines.contains { $0.hasPrefix("  tcf ") })
+        let typo = try featuregate(["tcff"])
+        #expect(typo.status == 2)
+        #expect(typo.errorOutput.contains("did you mean 'tcf'?"))
+    }
+
     @Test func helpExitsZero() throws {
         #expect(try featuregate(["tcf", "decode", "--help"]).status == 0)
         #expect(try featuregate(["tcf", "--help"]).status == 0)

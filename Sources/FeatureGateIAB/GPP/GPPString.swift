@@ -207,7 +207,7 @@ private struct GPPBitReader {
             throw GPPStringError(
                 section: section, field: "base64url", bitOffset: 0, found: "nothing", expected: "a section")
         }
-        switch BitReader.decode(text) {
+        switch BitReader.decode(text.utf8) {
         case .success(let bits): self.bits = bits
         case .failure(let failure):
             throw GPPStringError(

@@ -14,11 +14,11 @@ struct BitReader {
     /// Decodes `text` as base64url, with or without `=` padding.
     ///
     /// - Returns: The reader, or the offset and character of the first character that is not base64url.
-    static func decode(_ text: Substring) -> Result<BitReader, InvalidCharacter> {
+    static func decode(_ text: some Collection<UInt8>) -> Result<BitReader, InvalidCharacter> {
         var sextets: [UInt8] = []
-        sextets.reserveCapacity(text.utf8.count)
+        sextets.reserveCapacity(text.count)
         var padding = 0
-        for (index, byte) in text.utf8.enumerated() {
+        for (index, byte) in text.enumerated() {
             if byte == UInt8(ascii: "=") {
                 padding += 1
                 continue

@@ -9,7 +9,9 @@ enum TCStringDecoder {
                 kind: .empty, segment: .string, segmentIndex: 0, field: "TCString", bitOffset: 0,
                 found: "an empty string", expected: "a core segment")
         }
-        let parts = string.split(separator: ".", omittingEmptySubsequences: false)
+        // Split bytes, not Characters: grapheme breaking cost more than the whole decode.
+        let bytes = Array(string.utf8)
+        let parts = bytes.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
         var core = try SegmentReader(parts[0], segment: .core, index: 0)
         var result = try decodeCore(&core)
         var seen: Set<Int> = []
@@ -130,7 +132,7 @@ private struct SegmentReader {
 
     var offset: Int { bits.offset }
 
-    init(_ text: Substring, segment: TCStringError.Segment, index: Int) throws(TCStringError) {
+    init(_ text: ArraySlice<UInt8>, segment: TCStringError.Segment, index: Int) throws(TCStringError) {
         switch BitReader.decode(text) {
         case .success(let bits):
             self.bits = bits
