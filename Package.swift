@@ -1,4 +1,4 @@
-// swift-tools-version: 6.0
+// swift-tools-version: 6.2
 // FeatureGate declares no package dependencies, and never will: SDKs adopt it precisely because it pulls
 // nothing else into their dependency graph. Tools that need packages (the benchmarks) live in their own
 // package under Benchmarks/.
@@ -13,6 +13,8 @@ let package = Package(
         .library(name: "FeatureGate", targets: ["FeatureGate"]),
         .library(name: "FeatureGateConfig", targets: ["FeatureGateConfig"]),
         .library(name: "NoopRuntime", targets: ["NoopRuntime"]),
+        // App Tracking Transparency and AdSupport: an app adds this product only when it tracks.
+        .library(name: "FeatureGateTracking", targets: ["FeatureGateTracking"]),
         .library(name: "FeatureGateIAB", targets: ["FeatureGateIAB"]),
         // Not `featuregate` for the target: on a case-insensitive file system it would clash with FeatureGate.
         .executable(name: "featuregate", targets: ["FeatureGateCLI"]),
@@ -25,6 +27,8 @@ let package = Package(
         ),
         .target(name: "FeatureGateConfig", dependencies: ["FeatureGate"]),
         .target(name: "NoopRuntime", dependencies: ["FeatureGate"]),
+        // The system adapter for App Tracking Transparency; empty where the framework does not exist (Linux).
+        .target(name: "FeatureGateTracking", dependencies: ["FeatureGate"]),
         // Consent-platform signals: IAB TCF v2.2, US Privacy and GPP strings, the CMP's keys, Consent Mode.
         .target(name: "FeatureGateIAB", dependencies: ["FeatureGate"]),
         .executableTarget(
@@ -38,9 +42,11 @@ let package = Package(
             dependencies: ["FeatureGate"],
             path: "Tests/Fixtures/FeatureStoreWriter"
         ),
+        // What the test targets share: finding built executables, the package root, a seeded generator.
+        .target(name: "PackageTestSupport", path: "Tests/PackageTestSupport"),
         .testTarget(
             name: "FeatureGateTests",
-            dependencies: ["FeatureGate", "feature-store-writer"]
+            dependencies: ["FeatureGate", "feature-store-writer", "PackageTestSupport"]
         ),
         .testTarget(
             name: "NoopRuntimeTests",
@@ -50,15 +56,31 @@ let package = Package(
         // in a plain build and runs libFuzzer when scripts/fuzz-config.sh builds it with -DFUZZING.
         .executableTarget(
             name: "FeatureGateCLI", dependencies: ["FeatureGate", "FeatureGateConfig", "FeatureGateIAB"]),
+        // The fuzz targets' shared checks (ConfigFuzz) and the structure-aware generator of config documents.
+        .target(
+            name: "ConfigFuzzing",
+            dependencies: ["FeatureGate", "FeatureGateConfig"],
+            path: "Tests/Fuzz/ConfigFuzzing"
+        ),
         .executableTarget(
             name: "config-fuzzer",
-            dependencies: ["FeatureGate", "FeatureGateConfig"],
+            dependencies: ["ConfigFuzzing"],
             path: "Tests/Fuzz/ConfigFuzzer",
             exclude: ["Corpus", "config.dict"]
         ),
+        // Structure-aware: libFuzzer mutates a recipe that ConfigFuzzing turns into a binary plist, XML or JSON.
+        .executableTarget(
+            name: "config-structure-fuzzer",
+            dependencies: ["ConfigFuzzing"],
+            path: "Tests/Fuzz/ConfigStructureFuzzer"
+        ),
         .testTarget(
             name: "FeatureGateConfigTests",
-            dependencies: ["FeatureGate", "FeatureGateConfig", "FeatureGateCLI", "config-fuzzer"]
+            dependencies: [
+                "FeatureGate", "FeatureGateConfig", "FeatureGateCLI", "ConfigFuzzing", "config-fuzzer",
+                "PackageTestSupport",
+                "config-structure-fuzzer",
+            ]
         ),
         // The IAB decoders' fuzz target: replays files in a plain build, runs libFuzzer under scripts/fuzz-tcf.sh.
         .executableTarget(

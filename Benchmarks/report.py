@@ -45,6 +45,8 @@ RATIO_BUDGETS = [
      "Config.load-vs-decode.binary/load_per_decode_x1000", None, "<=", 1.5),
     ("config load ÷ bare decode, JSON (paired samples)", "Config.load-vs-decode.json/load_per_decode_x1000", None,
      "<=", 1.5),
+    ("start-up (config, gate state, 1,000-record ledger) ÷ bare read and decode (paired samples)",
+     "Startup.full-vs-bare/startup_per_bare_x1000", None, "<=", 2),
 ]
 
 # Exported metric names (spaces become underscores) and the short names used below.

@@ -26,7 +26,7 @@ REASONS = {
 
 manifest_text = open("Package.swift").read()
 failures = []
-for target in ("FeatureGate", "FeatureGateConfig", "NoopRuntime"):
+for target in ("FeatureGate", "FeatureGateConfig", "NoopRuntime", "FeatureGateTracking"):
     root = os.path.join("Sources", target)
     used = set()
     for directory, _, files in os.walk(root):

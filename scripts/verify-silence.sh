@@ -136,10 +136,11 @@ for spec in "off-idle|none" "off-busy|track:20,disable:all,disable:push,track:5"
     fi
 done
 
-# Analytics enabled and events tracked: the trace must see the I/O, or the check above proves nothing.
-run on --data-dir "$work/on-data" --steps enable:analytics,track:5
+# Analytics granted (consent permits it and decides it on) and events tracked: the trace must see the I/O, or the
+# check above proves nothing. (enable:analytics alone stays off: consent withholds analytics until it is granted.)
+run on --data-dir "$work/on-data" --steps grant:analytics,track:5
 read -r c w r d n s k i < "$work/on.counts"
-report "enabled (enable:analytics,track:5)" "$c" "$w" "$r" "$d" "$n" "$s" "$k" "$i"
+report "enabled (grant:analytics,track:5)" "$c" "$w" "$r" "$d" "$n" "$s" "$k" "$i"
 if (( c + w == 0 )); then
     echo "verify-silence: FAILED: with analytics enabled the trace saw no file write: the check is blind" >&2
     failed=1

@@ -82,7 +82,7 @@ final class DemoSDK: Sendable {
         var sanitized: [SanitizedEvent] = []
         if analytics.buffer.isOpen {
             let sanitizer = await consent.sanitizer(policy: DemoEvent.fieldPolicy)
-            let advertisingID = tracking.withLock { $0?.consent.advertisingIdentifier }
+            let advertisingID = await tracking.withLock { $0?.consent }?.advertisingIdentifier
             // Only while analytics is on: with push alone on, an identifier would be created for nothing.
             let anonymousID = try? identifier.current()
             for index in 0..<count {
@@ -119,6 +119,8 @@ final class DemoSDK: Sendable {
             return "prompted, answered \(answer): advertising consent \(answer.advertisingConsent)"
         case .alreadyDetermined(let current):
             return "not prompted, already \(current): advertising consent \(current.advertisingConsent)"
+        case .notShown:
+            return "prompt not shown (app not active): advertising consent unchanged"
         }
     }
 

@@ -75,6 +75,9 @@ func printTable(_ title: String, notes: [String] = []) async {
     print("\n== \(title)")
     for note in notes { print("          \(note)") }
     print("features  \(sdk.privacy.enabledFeatures)")
+    for (index, line) in heldOffLines(sdk.privacy).enumerated() {
+        print("\(index == 0 ? "off      " : "         ") \(line)")
+    }
     let statuses = await sdk.consent.allStatuses
     print("consent   " + statuses.keys.sorted().map { "\($0) \(statuses[$0] ?? .unknown)" }.joined(separator: ", "))
 

@@ -22,8 +22,8 @@ enum ConvertCommand: ToolCommand {
 
         OPTIONS:
           --to FORMAT         json, xml or binary.
-          -o, --output OUT    Write to OUT (replaced atomically) instead of standard output. A binary plist is
-                              not written to a terminal.
+          -o, --output OUT    Write to OUT (replaced atomically) instead of standard output; OUT '-' is
+                              standard output. A binary plist is not written to a terminal.
         \(ReadingOptions.help)
           -h, --help          Show this help.
 
@@ -46,6 +46,8 @@ enum ConvertCommand: ToolCommand {
         }
         var output = try arguments.value("-o")
         if output == nil { output = try arguments.value("--output") }
+        // '-' is standard output, as FILE '-' is standard input.
+        if output == "-" { output = nil }
         if format == .binary && output == nil && console.outputIsTerminal {
             throw UsageError(message: "refusing to write a binary plist to a terminal; use -o OUT")
         }

@@ -16,8 +16,9 @@ enum ExplainCommand: ToolCommand {
         OVERVIEW: Show every feature, on or off, and why.
 
         Starts the gate as an app would: with FILE's configuration and, when given, the state a FileFeatureStore
-        saved (STATE_FILE, e.g. {"version":1,"enabledFeatures":17}). Stored state wins over the configuration
-        unless resetEnabledFeatures is true. Nothing is written; the state file is only read.
+        saved (STATE_FILE, e.g. {"decidedFeatures":17,"deniedConsentCategories":[],"enabledFeatures":1,"version":2}).
+        Flags decided in the stored state keep their value; every other flag follows the configuration, and
+        resetEnabledFeatures discards the stored state. Nothing is written; the state file is only read.
 
         USAGE: \(usage)
 
@@ -94,6 +95,7 @@ enum ExplainCommand: ToolCommand {
         case .reset: return "configuration: \(named) (resetEnabledFeatures discarded the stored state)"
         case .unreadableStoredState: return "configuration: \(named) (the stored state is unreadable)"
         case .app: return "the app or user"
+        case .consent: return "a consent grant or refusal"
         }
     }
 

@@ -74,6 +74,10 @@ struct ReadingOptions {
     var reader: ConfigReader
 
     init(_ parsed: ParsedArguments) throws(UsageError) {
+        if parsed.flags.contains("--lenient") && parsed.flags.contains("--airship") {
+            throw UsageError(
+                message: "--lenient and --airship conflict: give one (--airship already drops unknown names)")
+        }
         let mode: ConfigReadingMode =
             parsed.flags.contains("--airship")
             ? .airshipCompatible : parsed.flags.contains("--lenient") ? .lenient : .strict
@@ -99,7 +103,8 @@ struct ReadingOptions {
     static let help = """
           --lenient           Drop unknown feature names with a warning instead of failing.
           --airship           Read as Airship does: a missing enabledFeatures enables every feature (with a
-                              warning), and unknown names are dropped with a warning. Implies --lenient.
+                              warning), and unknown names are dropped with a warning. Implies --lenient;
+                              giving both is a usage error.
           --flag NAME=BIT     Accept a flag your SDK registers (BIT in 16...31). Repeat for more flags.
         """
 }

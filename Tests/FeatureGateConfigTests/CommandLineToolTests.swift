@@ -1,6 +1,7 @@
 import FeatureGate
 import FeatureGateConfig
 import Foundation
+import PackageTestSupport
 import Testing
 
 /// The `featuregate` executable, run as a subprocess: output lines, JSON, exit statuses and usage errors.
@@ -149,6 +150,18 @@ import Testing
             "featuregate convert: error: give -o or --output, not both"
         ),
         (["help", "nothing"], "featuregate: error: unknown command 'nothing'"),
+        (
+            ["check", "--lenient", "--airship", "x"],
+            "featuregate check: error: --lenient and --airship conflict: give one (--airship already drops unknown names)"
+        ),
+        (
+            ["convert", "x", "--to", "json", "--airship", "--lenient"],
+            "featuregate convert: error: --lenient and --airship conflict: give one (--airship already drops unknown names)"
+        ),
+        (
+            ["explain", "--airship", "x", "--lenient"],
+            "featuregate explain: error: --lenient and --airship conflict: give one (--airship already drops unknown names)"
+        ),
     ])
     func usageErrorsExitTwoWithAClearMessage(arguments: [String], message: String) throws {
         let directory = fixtures()
@@ -260,7 +273,7 @@ import Testing
         #expect(run.status == 0)
         #expect(
             run.errorLines == [
-                #"corrupt.json: warning: (root): stored features are malformed: expected {"version": 1, "enabledFeatures": <bitmask>}, found "{"version":" (11 bytes); the app would use the configuration"#
+                #"corrupt.json: warning: (root): stored features are malformed: expected {"version": 2, "enabledFeatures": <bitmask>, "decidedFeatures": <bitmask>, "deniedConsentCategories": [<name>]}, found "{"version":" (11 bytes); the app would use the configuration"#
             ])
         #expect(run.lines[3] == "state: corrupt.json: unreadable")
         #expect(
@@ -302,6 +315,37 @@ import Testing
             let result = try ConfigReader().read(contentsOf: directory.url.appending(path: out))
             #expect(result.format == ConfigFormat(rawValue: format))
             #expect(result.configuration == PrivacyConfiguration(enabledFeatures: .push, resetEnabledFeatures: true))
+        }
+    }
+
+    @Test func convertToADashWritesToStandardOutputAndCreatesNoFile() throws {
+        let directory = fixtures()
+        defer { directory.cleanUp() }
+        let expected = try featuregate(["convert", "clean.json", "--to", "json"], in: directory).output
+        #expect(!expected.isEmpty)
+        for arguments in [["-o", "-"], ["--output", "-"], ["--output=-"]] {
+            let run = try featuregate(["convert", "clean.json", "--to", "json"] + arguments, in: directory)
+            #expect(run.status == 0, "\(arguments)")
+            #expect(run.output == expected, "\(arguments)")
+            #expect(
+                !FileManager.default.fileExists(atPath: directory.url.appending(path: "-").path(percentEncoded: false)))
+        }
+        // Standard output is a file here, not a terminal, so a binary plist may go there too: the same bytes as -o FILE.
+        let binary = try featuregate(["convert", "clean.json", "--to", "binary", "-o", "-"], in: directory)
+        #expect(binary.status == 0)
+        _ = try featuregate(["convert", "clean.json", "--to", "binary", "-o", "out.bplist"], in: directory)
+        let file = try Data(contentsOf: directory.url.appending(path: "out.bplist"))
+        #expect(file.starts(with: Array("bplist00".utf8)))
+        #expect(binary.output == String(decoding: file, as: UTF8.self))
+    }
+
+    @Test func aMissingExecutableFailsWithAMessageInsteadOfBeingSkipped() {
+        do {
+            _ = try runBuiltExecutable("featuregate-no-such-tool", [], in: packageRoot)
+            Issue.record("ran an executable that is not built")
+        } catch {
+            #expect("\(error)".hasPrefix("featuregate-no-such-tool is not built: looked in "))
+            #expect("\(error)".contains("swift build --build-tests"))
         }
     }
 

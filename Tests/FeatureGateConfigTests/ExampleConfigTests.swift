@@ -1,6 +1,7 @@
 import FeatureGate
 import FeatureGateConfig
 import Foundation
+import PackageTestSupport
 import Testing
 
 /// `featuregate check` on every file of Examples/Configs behaves as Examples/Configs/README.md says.

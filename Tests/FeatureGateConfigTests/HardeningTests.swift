@@ -1,6 +1,7 @@
 import FeatureGate
 import FeatureGateConfig
 import Foundation
+import PackageTestSupport
 import Testing
 
 /// Hostile input ends in a diagnostic: deep nesting, huge arrays, shared and cyclic binary objects, NUL bytes,

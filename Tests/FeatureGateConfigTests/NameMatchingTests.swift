@@ -1,5 +1,6 @@
 import FeatureGateConfig
 import Foundation
+import PackageTestSupport
 import Testing
 
 /// The allocation-free ASCII paths of `NameMatching` give the answers of the general paths they shortcut.

@@ -1,6 +1,7 @@
 import FeatureGate
 import FeatureGateConfig
 import Foundation
+import PackageTestSupport
 import Testing
 
 /// The reader's own parsers agree with Foundation's on thousands of random documents that Foundation wrote (or

@@ -1,6 +1,7 @@
 import FeatureGate
 import FeatureGateConfig
 import Foundation
+import PackageTestSupport
 import Testing
 
 /// The promise, checked on thousands of seeded random configs in every format and mode: the parsed set is a

@@ -46,7 +46,11 @@ import Darwin
         #expect(gate.startupDiagnostics.count == 1)
         #expect(try Data(contentsOf: url) == Data([0x7B, 0x00, 0xFF, 0x22]))
         gate.enableFeatures(.analytics)
-        #expect(try FeatureStateRecord.decode(Data(contentsOf: url)) == [.push, .analytics])
+        #expect(gate.enabledFeatures == [.push, .analytics])
+        // Only the decision is stored; push still follows the configuration.
+        #expect(
+            try FeatureStateRecord(decoding: Data(contentsOf: url))
+                == FeatureStateRecord(enabledFeatures: .analytics, decidedFeatures: .analytics))
     }
 
     @Test func anUnreadableFileIsReportedAsALoadFailure() throws {

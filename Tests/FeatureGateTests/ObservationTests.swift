@@ -67,6 +67,25 @@ import Testing
         #expect(seen.all == [.push, [.push, .analytics]])
     }
 
+    @Test func anObserverRegisteredDuringDeliverySeesOnlyLaterChanges() {
+        // The first observer changes features re-entrantly (queueing a second change) and registers a late
+        // observer while the first change is still being delivered. The late observer must see neither the change
+        // being delivered nor the one queued before it registered: only the third.
+        let gate = manager([])
+        let late = Collector<FeatureChange>()
+        let lateToken = LockedValue<ObservationToken?>(nil)
+        let token = gate.observe { change in
+            guard change.current == .push else { return }
+            gate.enableFeatures(.analytics)
+            lateToken.withLock { $0 = gate.observe { late.append($0) } }
+        }
+        gate.enableFeatures(.push)
+        gate.enableFeatures(.contacts)
+        withExtendedLifetime(token) {}
+        lateToken.withLock { _ in }
+        #expect(late.all == [FeatureChange(previous: [.push, .analytics], current: [.push, .analytics, .contacts])])
+    }
+
     @Test func updatesStartWithTheCurrentSetThenYieldEachRealChange() async {
         let gate = manager(.push)
         var iterator = gate.updates.makeAsyncIterator()

@@ -1,5 +1,6 @@
 import FeatureGate
 import Foundation
+import PackageTestSupport
 import Testing
 
 @Suite struct StartupTests {
@@ -29,7 +30,11 @@ import Testing
         gate.enabledFeatures = .all  // a no-op: already all
         #expect(!FileManager.default.fileExists(atPath: directory.path))
         gate.disableFeatures(.push)  // a real change creates the directory and the file
-        #expect(try store.load().map(FeatureStateRecord.decode) == Feature.all.subtracting(.push))
+        // Only push is decided; every other flag still follows the configuration.
+        #expect(
+            try store.load().map { try FeatureStateRecord(decoding: $0) }
+                == FeatureStateRecord(enabledFeatures: [], decidedFeatures: .push))
+        #expect(gate.enabledFeatures == Feature.all.subtracting(.push))
     }
 
     @Test func writesPersistOnlyRealChanges() {
@@ -38,7 +43,7 @@ import Testing
         gate.enableFeatures(.push)
         gate.enableFeatures(.push)
         gate.disableFeatures([])
-        gate.disableFeatures(.analytics)
+        gate.disableFeatures(.analytics)  // already off: decides nothing, writes nothing
         gate.enabledFeatures = .push
         gate.remoteDisabledFeatures = .push
         #expect(store.calls.saves == 1)
@@ -108,14 +113,14 @@ import Testing
     }
 
     @Test func recordsFromANewerVersionAreRefused() {
-        let store = RecordingFeatureStore(record: Data(#"{"version":2,"enabledFeatures":511}"#.utf8))
+        let store = RecordingFeatureStore(record: Data(#"{"version":3,"enabledFeatures":511}"#.utf8))
         let gate = manager([], store: store)
         #expect(gate.enabledFeatures == [])
         guard case .storedStateUnreadable(_, let error) = gate.startupDiagnostics.first else {
             Issue.record("expected a diagnostic")
             return
         }
-        #expect(error == .unsupportedVersion(found: 2, supported: 1))
+        #expect(error == .unsupportedVersion(found: 3, supported: 2))
         #expect(store.calls.saves == 0)
     }
 
@@ -133,5 +138,34 @@ import Testing
             try FeatureStateRecord.decode(FeatureStateRecord.encode([.push, .featureFlags])) == [.push, .featureFlags])
         let later = Data(#"{"version":1,"enabledFeatures":4,"updatedAt":"2026-01-01"}"#.utf8)
         #expect(try FeatureStateRecord.decode(later) == .push)
+    }
+
+    /// The record is formatted by hand for speed; it must stay byte for byte what `JSONEncoder` writes, and read
+    /// back as itself, whatever the bits and category names (quotes, backslashes, control characters, non-ASCII).
+    @Test func versionTwoRecordsAreWhatJSONEncoderWritesAndRoundTrip() throws {
+        struct Payload: Encodable {
+            var decidedFeatures: UInt
+            var deniedConsentCategories: [String]
+            var enabledFeatures: UInt
+            var version: Int
+        }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let names = ["analytics", "a\"b", "back\\slash", "tab\t", "\u{1}", "é/ü", "😀", ""]
+        var generator = SeededGenerator(seed: 0xFEA7_0002)
+        for _ in 0..<500 {
+            let decided = Feature(rawValue: UInt(truncatingIfNeeded: generator.next()))
+            let enabled = Feature(rawValue: UInt(truncatingIfNeeded: generator.next())).intersection(decided)
+            let chosen = names.filter { _ in generator.next() % 3 == 0 }
+            let denied: Set<ConsentCategory> = Set(chosen.map { ConsentCategory($0) })
+            let record = FeatureStateRecord(
+                enabledFeatures: enabled, decidedFeatures: decided, deniedConsentCategories: denied)
+            let expected = try encoder.encode(
+                Payload(
+                    decidedFeatures: decided.rawValue, deniedConsentCategories: chosen.sorted(),
+                    enabledFeatures: enabled.rawValue, version: 2))
+            #expect(record.encoded() == expected, "\(String(decoding: record.encoded(), as: UTF8.self))")
+            #expect(try FeatureStateRecord(decoding: record.encoded()) == record)
+        }
     }
 }

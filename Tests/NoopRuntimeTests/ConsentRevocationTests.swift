@@ -171,9 +171,10 @@ private struct FileSDK {
         }
         #expect(sdk.transport.requests.count == 0)
         #expect(!report.identifierReset)
-        // The denials are the person's decision and are recorded; nothing else is written.
+        // The denials are the person's decision and are recorded, in the ledger and the gate state; nothing else is
+        // written.
         #expect(report.consentRecords.count == 3)
-        #expect(sdk.files == ["consent-ledger.jsonl"])
+        #expect(sdk.files == ["consent-ledger.jsonl", "featuregate-state.json"])
     }
 
     @Test func revokeAllAfterEverythingWasSwitchedOffDirectlySendsNothingThoughThePermitIsArmed() async throws {

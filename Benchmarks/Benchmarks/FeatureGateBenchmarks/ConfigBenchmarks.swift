@@ -12,8 +12,8 @@ import Foundation
 /// read once at registration; the binary plist and JSON forms are written from it by Foundation, so every format
 /// holds the same content.
 ///
-/// Load and decode are measured in paired samples, one benchmark per format: each sample times one load and one
-/// decode back to back (order alternating), and the ratio is taken per sample. Timed in separate benchmarks, the same
+/// Load and decode are measured in paired samples (``PairedSample``), one benchmark per format: each sample times one
+/// load and one decode back to back (order alternating), and the ratio is taken per sample. Timed in separate benchmarks, the same
 /// decode read anywhere from 5.6 to 10.7 µs from one run to the next on this shared machine, which swung the JSON
 /// ratio from 0.7 to 1.8; paired, such swings fall on both sides of the ratio alike. The harness's malloc count covers
 /// the pair. Each side's result is checked once, after the measured region.
@@ -33,34 +33,18 @@ func registerConfigBenchmarks() {
             ? { try JSONDecoder().decode(PlainConfig.self, from: $0) }
             : { try PropertyListDecoder().decode(PlainConfig.self, from: $0) }
 
+        let pair = PairedSample(first: "load", second: "decode")
         Benchmark(
             "Config.load-vs-decode.\(format)",
-            configuration: .reported(calls: .one, extraMetrics: ConfigPairMetric.all)
+            configuration: .reported(calls: .one, extraMetrics: pair.metrics)
         ) { benchmark in
             var loaded: ConfigReadResult?
             var decoded: PlainConfig?
-            func timeLoad() -> Duration {
-                let start = ContinuousClock.now
-                loaded = try? reader.read(bytes, sourceName: sourceName)
-                return start.duration(to: .now)
-            }
-            func timeDecode() -> Duration {
-                let start = ContinuousClock.now
-                decoded = try? decode(bytes)
-                return start.duration(to: .now)
-            }
-
-            let loadTime: Duration
-            let decodeTime: Duration
-            if benchmark.currentIteration.isMultiple(of: 2) {
-                loadTime = timeLoad()
-                decodeTime = timeDecode()
-            } else {
-                decodeTime = timeDecode()
-                loadTime = timeLoad()
-            }
-            benchmark.stopMeasurement()
-            ConfigPairMetric.record(load: loadTime, decode: decodeTime, in: benchmark)
+            pair.measure(
+                in: benchmark,
+                { loaded = try? reader.read(bytes, sourceName: sourceName) },
+                { decoded = try? decode(bytes) }
+            )
             if loaded?.configuration.enabledFeatures != expected {
                 benchmark.error("expected the reader to enable \(expected), got \(String(describing: loaded))")
             }
@@ -71,36 +55,14 @@ func registerConfigBenchmarks() {
     }
 }
 
-/// What each paired config sample records, besides its total time: each side's time and their ratio. Recorded after
-/// the measured region ends.
-private enum ConfigPairMetric {
-    static var load: BenchmarkMetric { .custom("load ps per call", useScalingFactor: false) }
-    static var decode: BenchmarkMetric { .custom("decode ps per call", useScalingFactor: false) }
-    static var ratio: BenchmarkMetric { .custom("load per decode x1000", useScalingFactor: false) }
-    static var all: [BenchmarkMetric] { [load, decode, ratio] }
-
-    static func record(load: Duration, decode: Duration, in benchmark: Benchmark) {
-        let loadPicoseconds = picoseconds(load)
-        let decodePicoseconds = picoseconds(decode)
-        benchmark.measurement(Self.load, loadPicoseconds)
-        benchmark.measurement(Self.decode, decodePicoseconds)
-        benchmark.measurement(ratio, loadPicoseconds * 1_000 / max(decodePicoseconds, 1))
-    }
-
-    private static func picoseconds(_ duration: Duration) -> Int {
-        let (seconds, attoseconds) = duration.components
-        return Int(seconds) * 1_000_000_000_000 + Int(attoseconds / 1_000_000)
-    }
-}
-
 /// What the bare decode decodes into: the two keys, no validation.
-private struct PlainConfig: Codable {
+struct PlainConfig: Codable {
     var enabledFeatures: [String]
     var resetEnabledFeatures: Bool
 }
 
 /// The sample config's bytes in each format.
-private enum ConfigSample {
+enum ConfigSample {
     enum Format {
         case binary, json
     }

@@ -6,6 +6,8 @@ public enum ConsentDiagnostic: Sendable, CustomStringConvertible {
     case ledgerUnreadable(ledger: String, error: any Error)
     /// Some ledger entries could not be decoded: grants are treated as unknown until asked again.
     case ledgerHasUnreadableEntries(ledger: String, count: Int)
+    /// The gate state keeps a refusal that the ledger lacks (its append failed): the category reads as denied.
+    case refusalMissingFromLedger(category: ConsentCategory)
 
     /// One line saying what happened and what the manager did.
     public var description: String {
@@ -15,6 +17,8 @@ public enum ConsentDiagnostic: Sendable, CustomStringConvertible {
         case .ledgerHasUnreadableEntries(let ledger, let count):
             "\(ledger): \(count) consent ledger entr\(count == 1 ? "y" : "ies") cannot be decoded; "
                 + "grants read as unknown until asked again"
+        case .refusalMissingFromLedger(let category):
+            "the gate state records a refusal of \(category) that the consent ledger lacks; \(category) reads as denied"
         }
     }
 }
@@ -38,17 +42,21 @@ public struct ConsentRecordingError: Error, Sendable, CustomStringConvertible {
 
 /// Per-category consent on top of a ``PrivacyManager``, with an audit trail.
 ///
-/// Each category has a ``ConsentStatus``. Granting a category enables the features its ``ConsentPolicy`` maps;
-/// any other status disables them. A feature that several categories map is enabled only while all of them are
-/// granted. Features no category maps are left alone.
+/// Each category has a ``ConsentStatus``. Consent acts on the gate in two ways (see ``ConsentPolicy``):
+/// - **It permits.** A feature that categories map is in the gate's effective set only while every one of them
+///   allows processing (granted, by default). Features no category maps are always permitted.
+/// - **Each change is an edge of its category only.** A grant decides the category's features on for the app, a
+///   denial or restriction decides them off, and unknown returns them to the configuration. Nothing else changes:
+///   granting one category never re-enables a feature the app or another category turned off.
 ///
-/// Every change appends a ``ConsentRecord`` to the ledger first. The current statuses are derived from the
-/// ledger at start-up: the last record of each category wins, except that a grant made under an older policy
-/// version reads as ``ConsentStatus/unknown`` (stale), and so does every grant when some ledger entries cannot be
-/// decoded. The derived consent is applied to the privacy manager at start-up; with nothing granted and the
-/// managed features already off, that writes nothing.
+/// Every change appends a ``ConsentRecord`` to the ledger first. At start-up the statuses are derived from the
+/// ledger (the last record of each category wins; a grant made under an older policy version, or in a ledger with
+/// entries that cannot be decoded, reads as ``ConsentStatus/unknown``) and from the refusals the gate state kept:
+/// a refusal recorded in either survives a relaunch. Start-up derives the permitted set and writes nothing; it
+/// never writes grants into the app's decisions.
 ///
 /// It is an actor so consent changes, and the feature updates they cause, are applied one at a time in order.
+/// Attach one consent manager per privacy manager, created right after it.
 public actor ConsentManager {
     /// The privacy manager the consent is applied to.
     public nonisolated let privacy: PrivacyManager
@@ -59,10 +67,13 @@ public actor ConsentManager {
 
     private let ledger: any ConsentLedger
     private let now: @Sendable () -> Date
+    private nonisolated let observers = LockedValue<ConsentObservers>(ConsentObservers())
     private var statuses: [ConsentCategory: ConsentStatus] = [:]
     private var stale: Set<ConsentCategory> = []
+    /// The advertising status App Tracking Transparency last decided; `unknown` when it never decided.
+    private var lastTrackingDecision: ConsentStatus
 
-    /// Reads the ledger, derives the current statuses and applies them to `privacy`.
+    /// Reads the ledger and the gate's stored refusals, derives the current statuses and attaches them to `privacy`.
     ///
     /// - Parameters:
     ///   - privacy: The gate whose features the consent controls.
@@ -83,6 +94,7 @@ public actor ConsentManager {
         var diagnostics: [ConsentDiagnostic] = []
         var statuses: [ConsentCategory: ConsentStatus] = [:]
         var stale: Set<ConsentCategory> = []
+        var lastTrackingDecision = ConsentStatus.unknown
         do {
             let contents = try ledger.load()
             let trustGrants = contents.unreadableEntries == 0
@@ -98,16 +110,22 @@ public actor ConsentManager {
                 } else {
                     stale.remove(record.category)
                 }
+                if record.source == .att && record.category == .advertising {
+                    lastTrackingDecision = record.newStatus
+                }
             }
         } catch {
             diagnostics.append(.ledgerUnreadable(ledger: String(describing: ledger), error: error))
         }
         for category in stale { statuses[category] = .unknown }
-        self.statuses = statuses
-        self.stale = stale
+        let attached = privacy.attachConsent(policy: policy, ledgerStatuses: statuses)
+        for category in attached.refusalsOnlyInGateState.sorted() {
+            diagnostics.append(.refusalMissingFromLedger(category: category))
+        }
+        self.statuses = attached.statuses
+        self.stale = stale.subtracting(attached.refusalsOnlyInGateState)
+        self.lastTrackingDecision = lastTrackingDecision
         self.startupDiagnostics = diagnostics
-        let (enable, disable) = Self.features(for: statuses, policy: policy)
-        privacy.updateFeatures(enable: enable, disable: disable)
     }
 
     /// The status of `category`; `unknown` when never set or stale.
@@ -140,7 +158,9 @@ public actor ConsentManager {
 
     /// Sets the status of `category`, records it, and updates the features.
     ///
-    /// Setting the status a category already has records nothing and changes nothing.
+    /// The change is an edge of `category` only: a grant decides its features on, a denial or restriction decides
+    /// them off, unknown returns them to the configuration; the permitted set follows. Setting the status a
+    /// category already has records nothing and changes nothing.
     ///
     /// - Returns: The record appended, or `nil` when nothing changed.
     /// - Throws: ``ConsentRecordingError`` when the ledger refuses the record. A denial (any status but
@@ -164,11 +184,28 @@ public actor ConsentManager {
         do {
             try ledger.append(record)
         } catch {
-            if status != .granted { apply(status, to: category) }
+            if status != .granted { apply(record, isRecorded: false) }
             throw ConsentRecordingError(record: record, applied: status != .granted, underlying: error)
         }
-        apply(status, to: category)
+        apply(record, isRecorded: true)
         return record
+    }
+
+    /// Calls `handler` after every applied status change, until the returned token is cancelled or released.
+    ///
+    /// Changes arrive in the order they were applied, once each, and only changes applied after registration.
+    /// The handler runs synchronously on the manager's executor, after the features were updated: keep it short,
+    /// and hop to another task to call back into the manager. Read ``allStatuses`` for the statuses at
+    /// registration.
+    public nonisolated func observe(_ handler: @escaping @Sendable (ConsentChange) -> Void) -> ObservationToken {
+        let id = observers.withLock { observers in
+            observers.nextID += 1
+            observers.handlers.append((observers.nextID, handler))
+            return observers.nextID
+        }
+        return ObservationToken { [observers] in
+            observers.withLock { $0.handlers.removeAll { $0.id == id } }
+        }
     }
 
     /// Denies every category of the policy (and every other category that has a status).
@@ -190,6 +227,28 @@ public actor ConsentManager {
         return records
     }
 
+    /// Maps App Tracking Transparency's status onto advertising consent, if it changed since ATT last decided.
+    ///
+    /// An unchanged ATT status is not a decision: a person who said no in the app's own consent screen stays at
+    /// no while ATT stays authorized. `notDetermined` before ATT ever decided is no change either.
+    ///
+    /// - Returns: The record appended, or `nil` when nothing was recorded.
+    /// - Throws: ``ConsentRecordingError`` when the ledger refuses the record; a refused grant is tried again at
+    ///   the next call.
+    @discardableResult
+    func applyTrackingStatus(_ status: TrackingAuthorizationStatus) throws(ConsentRecordingError) -> ConsentRecord? {
+        let decision = status.advertisingConsent
+        guard decision != lastTrackingDecision else { return nil }
+        do {
+            let record = try setStatus(decision, for: .advertising, source: .att)
+            lastTrackingDecision = decision
+            return record
+        } catch {
+            if error.applied { lastTrackingDecision = decision }
+            throw error
+        }
+    }
+
     /// The whole audit trail as JSON Lines, oldest first, for a data-subject or compliance request.
     public func exportAuditTrail() throws -> Data {
         try ledger.exportJSONLines()
@@ -200,27 +259,24 @@ public actor ConsentManager {
         try ledger.load().records
     }
 
-    private func apply(_ status: ConsentStatus, to category: ConsentCategory) {
-        statuses[category] = status
-        stale.remove(category)
-        let (enable, disable) = Self.features(for: statuses, policy: policy)
-        privacy.updateFeatures(enable: enable, disable: disable)
+    private func apply(_ record: ConsentRecord, isRecorded: Bool) {
+        statuses[record.category] = record.newStatus
+        stale.remove(record.category)
+        privacy.applyConsentEdge(record.category, status: record.newStatus, policy: policy, statuses: statuses)
+        let change = ConsentChange(
+            category: record.category,
+            previous: record.previousStatus,
+            current: record.newStatus,
+            source: record.source,
+            time: record.time,
+            isRecorded: isRecorded
+        )
+        for handler in observers.withLock({ $0.handlers.map(\.handler) }) { handler(change) }
     }
+}
 
-    /// The managed features to enable (every mapping category granted) and to disable (the rest).
-    private static func features(
-        for statuses: [ConsentCategory: ConsentStatus],
-        policy: ConsentPolicy
-    ) -> (enable: Feature, disable: Feature) {
-        var denied: Feature = []
-        var granted: Feature = []
-        for (category, features) in policy.features {
-            if (statuses[category] ?? .unknown).allowsProcessing {
-                granted.formUnion(features)
-            } else {
-                denied.formUnion(features)
-            }
-        }
-        return (granted.subtracting(denied), denied)
-    }
+/// The registered ``ConsentManager/observe(_:)`` callbacks, in registration order.
+private struct ConsentObservers {
+    var nextID: UInt64 = 0
+    var handlers: [(id: UInt64, handler: @Sendable (ConsentChange) -> Void)] = []
 }

@@ -1,24 +1,33 @@
-/// Which features each consent category unlocks, under a version that changes when the terms do.
+/// Which features each consent category governs, under a version that changes when the terms do.
 ///
-/// Granting a category enables its features; any other status disables them. Features no category maps (in
-/// the default policy: push, message center, in-app automation, feature flags) are left to the app: the
-/// consent layer never touches them.
+/// A feature that categories map is *permitted* only while every one of them allows processing: granted, or
+/// unknown for a category in ``permittedUntilAsked``. Features no category maps (in the default policy: push,
+/// message center, in-app automation, feature flags) are always permitted: the consent layer never touches them.
+/// A grant or denial of a category also decides that category's features for the app (see ``ConsentManager``).
 ///
 /// Bump ``version`` when what a category means changes: grants recorded under an older version then read as
 /// ``ConsentStatus/unknown`` and the app is told to ask again. Denials stay denials.
 public struct ConsentPolicy: Sendable, Hashable {
     /// The policy's version, recorded with every consent change.
     public var version: Int
-    /// The features each category unlocks.
+    /// The features each category governs.
     public var features: [ConsentCategory: Feature]
+    /// Categories that permit their features while nobody has answered (opt-out regimes, such as US state
+    /// privacy laws). Empty by default: every category is opt-in. A denial or restriction always withholds.
+    public var permittedUntilAsked: Set<ConsentCategory>
 
     /// Creates a policy.
-    public init(version: Int, features: [ConsentCategory: Feature]) {
+    public init(
+        version: Int,
+        features: [ConsentCategory: Feature],
+        permittedUntilAsked: Set<ConsentCategory> = []
+    ) {
         self.version = version
         self.features = features
+        self.permittedUntilAsked = permittedUntilAsked
     }
 
-    /// The default mapping, version 1:
+    /// The default mapping, version 1, every category opt-in:
     ///
     /// | category | features |
     /// |---|---|
@@ -37,6 +46,36 @@ public struct ConsentPolicy: Sendable, Hashable {
     /// The categories of the policy, sorted by name.
     public var categories: [ConsentCategory] { features.keys.sorted() }
 
-    /// Every feature some category unlocks: the features the consent layer manages.
+    /// Every feature some category governs: the features the consent layer manages.
     public var managedFeatures: Feature { features.values.reduce([]) { $0.union($1) } }
+
+    /// Whether a category with `status` lets its features run: granted, or unknown where the category is
+    /// ``permittedUntilAsked``.
+    public func allowsProcessing(_ status: ConsentStatus, for category: ConsentCategory) -> Bool {
+        status == .granted || (status == .unknown && permittedUntilAsked.contains(category))
+    }
+
+    /// The categories that withhold `feature` under `statuses`, with their statuses; empty when it is permitted.
+    ///
+    /// A category missing from `statuses` is unknown.
+    public func withholding(
+        _ feature: Feature,
+        statuses: [ConsentCategory: ConsentStatus]
+    ) -> [ConsentCategory: ConsentStatus] {
+        var result: [ConsentCategory: ConsentStatus] = [:]
+        for (category, mapped) in features where !mapped.isDisjoint(with: feature) {
+            let status = statuses[category] ?? .unknown
+            if !allowsProcessing(status, for: category) { result[category] = status }
+        }
+        return result
+    }
+
+    /// The features of `features` that consent permits under `statuses`.
+    public func permitted(_ features: Feature, statuses: [ConsentCategory: ConsentStatus]) -> Feature {
+        var withheld: Feature = []
+        for (category, mapped) in self.features where !allowsProcessing(statuses[category] ?? .unknown, for: category) {
+            withheld.formUnion(mapped)
+        }
+        return features.subtracting(withheld)
+    }
 }

@@ -15,6 +15,10 @@ public enum ConsentStatus: String, Sendable, Hashable, CaseIterable, Codable {
     /// Whether features mapped to a category with this status may run. Only `granted` allows them.
     @inlinable
     public var allowsProcessing: Bool { self == .granted }
+
+    /// Whether this is a refusal: denied or restricted. A refusal decides the category's features off.
+    @inlinable
+    public var isRefusal: Bool { self == .denied || self == .restricted }
 }
 
 /// A purpose a person can consent to: analytics, advertising, third-party sharing, or one the app defines.

@@ -1,46 +1,95 @@
 /// Who decided a feature's local value: the answer to "why is this feature off?".
 public enum FeatureSource: String, Sendable, Hashable, CaseIterable {
-    /// The configuration's `enabledFeatures`, because nothing was stored.
+    /// Nobody decided: the flag follows the configuration's `enabledFeatures`.
     case configuration
-    /// The value stored by an earlier run, read at start-up.
+    /// Decided in an earlier run (by the app, the user or consent), read from the stored state at start-up.
     case storedState = "stored state"
-    /// The configuration's `enabledFeatures`, because `resetEnabledFeatures` discarded the stored value.
+    /// Nobody decided since `resetEnabledFeatures` discarded the stored state: the configuration's value.
     case reset
-    /// The configuration's `enabledFeatures`, because the stored value could not be read (see the
-    /// manager's ``PrivacyManager/startupDiagnostics``).
+    /// Nobody decided since the stored state proved unreadable (see the manager's
+    /// ``PrivacyManager/startupDiagnostics``): the configuration's value.
     case unreadableStoredState = "configuration (stored state unreadable)"
     /// The app or the user, through ``PrivacyManager/enabledFeatures`` or `enableFeatures`/`disableFeatures`.
     case app
+    /// A ``ConsentManager`` grant or refusal of a category that maps the flag
+    /// (``FeatureReason/decidingCategory``).
+    case consent
+
+    /// Whether the flag was decided, rather than following the configuration.
+    public var isDecision: Bool {
+        switch self {
+        case .storedState, .app, .consent: true
+        case .configuration, .reset, .unreadableStoredState: false
+        }
+    }
 }
 
-/// Whether one flag is enabled, and why.
+/// The layer that holds a feature off.
+public enum FeatureLayer: String, Sendable, Hashable, CaseIterable {
+    /// The local value is off: decided off, or off in the configuration.
+    case local
+    /// Consent withholds it: a category that maps it does not allow processing.
+    case consent
+    /// The server's kill switch.
+    case remote
+}
+
+/// Whether one flag is enabled, and why: `local ∩ permitted − remoteDisabled`, layer by layer.
 public struct FeatureReason: Sendable, Hashable, CustomStringConvertible {
     /// The flag this explains.
     public let feature: Feature
-    /// Whether the flag is in the effective set: ``isLocallyEnabled`` and not ``isRemotelyDisabled``.
-    public var isEnabled: Bool { isLocallyEnabled && !isRemotelyDisabled }
-    /// Whether the app, the user or the configuration has the flag on.
+    /// Whether the flag is in the effective set: locally on, permitted by consent and not remotely disabled.
+    public var isEnabled: Bool { blockingLayers.isEmpty }
+    /// Whether the local value (a decision, or the configuration) has the flag on.
     public let isLocallyEnabled: Bool
     /// Whether the remote kill switch has the flag off, whatever the local value.
     public let isRemotelyDisabled: Bool
     /// Who decided the local value.
     public let source: FeatureSource
+    /// The category whose grant or refusal decided the local value, when ``source`` is ``FeatureSource/consent``.
+    public let decidingCategory: ConsentCategory?
+    /// The consent categories that withhold the flag, with their statuses. Empty when consent permits it.
+    public let withholdingConsent: [ConsentCategory: ConsentStatus]
+    /// Whether consent permits the flag.
+    public var isPermitted: Bool { withholdingConsent.isEmpty }
+
+    /// Every layer that holds the flag off, innermost first; empty when it is on.
+    public var blockingLayers: [FeatureLayer] {
+        var layers: [FeatureLayer] = []
+        if !isLocallyEnabled { layers.append(.local) }
+        if !isPermitted { layers.append(.consent) }
+        if isRemotelyDisabled { layers.append(.remote) }
+        return layers
+    }
 
     /// Creates an explanation.
-    public init(feature: Feature, isLocallyEnabled: Bool, isRemotelyDisabled: Bool, source: FeatureSource) {
+    public init(
+        feature: Feature,
+        isLocallyEnabled: Bool,
+        isRemotelyDisabled: Bool,
+        source: FeatureSource,
+        decidingCategory: ConsentCategory? = nil,
+        withholdingConsent: [ConsentCategory: ConsentStatus] = [:]
+    ) {
         self.feature = feature
         self.isLocallyEnabled = isLocallyEnabled
         self.isRemotelyDisabled = isRemotelyDisabled
         self.source = source
+        self.decidingCategory = decidingCategory
+        self.withholdingConsent = withholdingConsent
     }
 
-    /// For example `analytics: off (remote kill switch; locally on by app)`.
+    /// For example `analytics: off (consent withheld: analytics denied; locally on by analytics consent)`.
     public var description: String {
         let name = FeatureCatalog.builtIn.names(of: feature).joined(separator: ", ")
-        let local = "locally \(isLocallyEnabled ? "on" : "off") by \(source.rawValue)"
-        if isRemotelyDisabled {
-            return "\(name): off (remote kill switch; \(local))"
+        let decider = decidingCategory.map { "\($0) consent" } ?? source.rawValue
+        var parts: [String] = []
+        if isRemotelyDisabled { parts.append("remote kill switch") }
+        if !isPermitted {
+            let categories = withholdingConsent.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value.rawValue)" }
+            parts.append("consent withheld: " + categories.joined(separator: ", "))
         }
-        return "\(name): \(isEnabled ? "on" : "off") (\(local))"
+        parts.append("locally \(isLocallyEnabled ? "on" : "off") by \(decider)")
+        return "\(name): \(isEnabled ? "on" : "off") (\(parts.joined(separator: "; ")))"
     }
 }

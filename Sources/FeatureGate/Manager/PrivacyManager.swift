@@ -14,15 +14,25 @@ import Synchronization
 /// ```
 ///
 /// ## The effective set
-/// The manager keeps a *local* set (what the configuration, the app or the user chose, and what it persists)
-/// and a *remote-disabled* set (a server's kill switch, never persisted). The effective set, which every check
-/// reads, is the local set minus the remote-disabled set, limited to the flags of the manager's catalog.
+/// Every check reads the *effective* set: `local ∩ permitted − remoteDisabled`, limited to the catalog.
+/// - **local**: per flag, either *decided* or *undecided*. ``enableFeatures(_:)``, ``disableFeatures(_:)``,
+///   ``updateFeatures(enable:disable:)`` and the ``enabledFeatures`` setter decide the flags whose local value
+///   they change; a ``ConsentManager`` grant or refusal decides every flag its category maps. An undecided flag
+///   follows the configuration, so an app update's new defaults apply to it. Which flags are decided is persisted.
+/// - **permitted**: what consent allows. Until a ``ConsentManager`` is attached, everything; then a flag that
+///   consent categories map is permitted only while all of them allow processing. Never persisted: it is derived
+///   from the consent ledger and the stored refusals at every start.
+/// - **remoteDisabled**: ``remoteDisabledFeatures``, a server's kill switch. Never persisted.
+///
+/// Consent and the kill switch only take away, and never erase a choice: lifting them restores exactly what was
+/// there. ``reason(for:)`` explains every layer.
 ///
 /// ## Start-up
-/// The store is read once, in `init`. A stored record wins over the configuration unless
-/// ``PrivacyConfiguration/resetEnabledFeatures`` is set, in which case the record is deleted. A record that
-/// cannot be read is ignored in favour of the configuration, never of "all", and reported. Start-up writes
-/// nothing (the reset deletion aside).
+/// The store is read once, in `init`. A stored record's decided flags win over the configuration unless
+/// ``PrivacyConfiguration/resetEnabledFeatures`` is set, in which case the record is deleted and every flag is
+/// undecided. A record that cannot be read is ignored in favour of the configuration, never of "all", and
+/// reported. Start-up writes nothing (the reset deletion aside). Create the ``ConsentManager`` right after the
+/// manager, before any subsystem checks a flag: until it is attached, consent withholds nothing.
 ///
 /// ## Thread safety
 /// Every method may be called from any thread. ``isEnabled(_:)`` is a single lock-free atomic load and
@@ -31,8 +41,8 @@ import Synchronization
 public final class PrivacyManager: Sendable {
     /// The effective set, read by every check without a lock.
     @usableFromInline let effectiveBits: Atomic<UInt>
-    /// The local set, for ``isAnyFeatureEnabled(ignoringRemoteConfig:)``.
-    @usableFromInline let localBits: Atomic<UInt>
+    /// The effective set without the remote kill switch, for ``isAnyFeatureEnabled(ignoringRemoteConfig:)``.
+    @usableFromInline let unswitchedBits: Atomic<UInt>
 
     private let state: LockedValue<State>
     private let store: any FeatureStore
@@ -47,11 +57,11 @@ public final class PrivacyManager: Sendable {
     /// What went wrong with the store at start-up, if anything. Empty after a clean start.
     public let startupDiagnostics: [PrivacyManagerDiagnostic]
 
-    /// Creates the gate and reads the stored features once.
+    /// Creates the gate and reads the stored state once.
     ///
     /// - Parameters:
-    ///   - configuration: The features to use when nothing is stored, and whether to discard what is.
-    ///   - store: Where the local set persists. Nothing is written to it until the local set changes.
+    ///   - configuration: The value of every undecided flag, and whether to discard what is stored.
+    ///   - store: Where the decided flags persist. Nothing is written to it until a decision changes.
     ///   - catalog: The known flags; pass a catalog with your SDK's registered flags to keep them.
     ///   - diagnosticHandler: Called with every store problem the manager works around, including those at
     ///     start-up (synchronously, before `init` returns). The library never prints.
@@ -68,7 +78,7 @@ public final class PrivacyManager: Sendable {
 
         let storeName = String(describing: store)
         var diagnostics: [PrivacyManagerDiagnostic] = []
-        var local = catalog.mask(configuration.enabledFeatures)
+        var stored = FeatureStateRecord(enabledFeatures: [], decidedFeatures: [])
         var source = FeatureSource.configuration
 
         if configuration.resetEnabledFeatures {
@@ -85,14 +95,13 @@ public final class PrivacyManager: Sendable {
             }
         } else {
             do {
-                if let record = try store.load() {
-                    let stored = try FeatureStateRecord.decode(record)
-                    let unknown = stored.subtracting(catalog.allFeatures)
+                if let data = try store.load() {
+                    let record = try FeatureStateRecord(decoding: data)
+                    let unknown = record.enabledFeatures.subtracting(catalog.allFeatures)
                     if !unknown.isEmpty {
                         diagnostics.append(.unknownFlagsDropped(store: storeName, dropped: unknown))
                     }
-                    local = catalog.mask(stored)
-                    source = .storedState
+                    stored = record
                 }
             } catch let error as FeatureStateRecordError {
                 diagnostics.append(.storedStateUnreadable(store: storeName, error: error))
@@ -103,10 +112,17 @@ public final class PrivacyManager: Sendable {
             }
         }
 
+        let initial = State(
+            configured: catalog.mask(configuration.enabledFeatures),
+            decided: catalog.mask(stored.decidedFeatures),
+            values: catalog.mask(stored.enabledFeatures),
+            deniedCategories: stored.deniedConsentCategories,
+            undecidedSource: source
+        )
         self.startupDiagnostics = diagnostics
-        self.localBits = Atomic(local.rawValue)
-        self.effectiveBits = Atomic(local.rawValue)
-        self.state = LockedValue(State(local: local, startSource: source))
+        self.unswitchedBits = Atomic(initial.local.rawValue)
+        self.effectiveBits = Atomic(initial.local.rawValue)
+        self.state = LockedValue(initial)
         for diagnostic in diagnostics { diagnosticHandler?(diagnostic) }
     }
 
@@ -143,108 +159,152 @@ public final class PrivacyManager: Sendable {
     /// Whether any feature is enabled, optionally looking past the remote kill switch.
     ///
     /// A remote-config fetcher passes `ignoringRemoteConfig: true` so it keeps running while the kill switch is
-    /// on: otherwise it could never learn that the switch was lifted.
+    /// on: otherwise it could never learn that the switch was lifted. Consent still applies.
     @inlinable
     public func isAnyFeatureEnabled(ignoringRemoteConfig: Bool) -> Bool {
-        if ignoringRemoteConfig { return localBits.load(ordering: .acquiring) != 0 }
+        if ignoringRemoteConfig { return unswitchedBits.load(ordering: .acquiring) != 0 }
         return effectiveBits.load(ordering: .acquiring) != 0
     }
 
     // MARK: - Changing the local set
 
-    /// The effective set; setting it replaces the local set.
+    /// The effective set; setting it decides the flags whose effective value it changes.
     ///
-    /// Reading returns the local set minus ``remoteDisabledFeatures``. Writing replaces the local set, masked to
-    /// the catalog: unknown bits are dropped, never enabled. A write that changes nothing persists and notifies
-    /// nothing. Note that `manager.enabledFeatures.insert(x)` is a read-modify-write that can lose a concurrent
-    /// update; use ``enableFeatures(_:)`` and ``disableFeatures(_:)`` instead.
+    /// Reading returns `local ∩ permitted − remoteDisabled`. Writing is
+    /// `updateFeatures(enable: newValue − current, disable: current − newValue)` against the effective set read
+    /// under the same lock, masked to the catalog: a flag that consent or the kill switch hides keeps its local
+    /// value unless `newValue` turns it on, so `privacy.enabledFeatures.insert(x)` never drops a hidden choice.
+    /// A write that changes nothing persists and notifies nothing. `insert` is still a read-modify-write that can
+    /// lose a concurrent update; prefer ``enableFeatures(_:)`` and ``disableFeatures(_:)``.
     public var enabledFeatures: Feature {
         get { Feature(rawValue: effectiveBits.load(ordering: .acquiring)) }
-        set { updateLocal { $0 = newValue } }
-    }
-
-    /// Adds `features` to the local set, atomically. Persists and notifies only on a real change.
-    public func enableFeatures(_ features: Feature) {
-        updateLocal { $0.formUnion(features) }
-    }
-
-    /// Removes `features` from the local set, atomically. Persists and notifies only on a real change.
-    public func disableFeatures(_ features: Feature) {
-        updateLocal { $0.subtract(features) }
-    }
-
-    /// Enables `enable` and disables `disable` in one atomic change of the local set: one save, one notification.
-    ///
-    /// A flag in both sets ends up disabled: when two decisions disagree, the gate fails closed.
-    public func updateFeatures(enable: Feature = [], disable: Feature = []) {
-        updateLocal { local in
-            local.formUnion(enable)
-            local.subtract(disable)
+        set {
+            update { state in
+                let wanted = catalog.mask(newValue)
+                state.decide(enable: wanted.subtracting(state.effective), disable: state.effective.subtracting(wanted))
+            }
         }
     }
 
-    /// The features a server has switched off, whatever the app or the user chose.
+    /// Turns `features` on in the local layer, atomically, deciding every flag it changes.
+    ///
+    /// A flag already on locally is left as it is (decided or following the configuration): a call that changes
+    /// nothing persists and notifies nothing. A flag that consent withholds or the kill switch disables stays off
+    /// until they allow it.
+    public func enableFeatures(_ features: Feature) {
+        update { $0.decide(enable: catalog.mask(features), disable: []) }
+    }
+
+    /// Turns `features` off in the local layer, atomically, deciding every flag it changes.
+    ///
+    /// A flag already off locally is left as it is: a call that changes nothing persists and notifies nothing.
+    public func disableFeatures(_ features: Feature) {
+        update { $0.decide(enable: [], disable: catalog.mask(features)) }
+    }
+
+    /// Turns `enable` on and `disable` off in one atomic change of the local layer: one save, one notification.
+    ///
+    /// A flag in both sets ends up disabled: when two decisions disagree, the gate fails closed.
+    public func updateFeatures(enable: Feature = [], disable: Feature = []) {
+        update { $0.decide(enable: catalog.mask(enable), disable: catalog.mask(disable)) }
+    }
+
+    /// The features a server has switched off, whatever the app, the user or consent said.
     ///
     /// This set subtracts from the effective set and is never written into the local set nor persisted: when the
     /// server lifts it, the local choices come back unchanged. Set it from each fresh remote config.
     public var remoteDisabledFeatures: Feature {
         get { state.withLock { $0.remote } }
-        set {
-            let remote = catalog.mask(newValue)
-            let shouldDeliver = state.withLock { state in
-                state.remote = remote
-                return publish(&state)
-            }
-            if shouldDeliver { deliverPending() }
-        }
+        set { update { $0.remote = catalog.mask(newValue) } }
     }
 
-    /// Explains each flag in `features`: on or off, locally or remotely, and who decided.
+    /// Explains each flag in `features`: its local value and who decided it, what consent withholds, and the kill
+    /// switch.
     ///
     /// - Parameter features: The flags to explain; the default is every flag of the catalog.
     /// - Returns: One reason per flag, lowest bit first.
     public func reasons(for features: Feature? = nil) -> [FeatureReason] {
         let flags = (features ?? catalog.allFeatures).flags
-        return state.withLock { state in
-            flags.map { flag in
-                FeatureReason(
-                    feature: flag,
-                    isLocallyEnabled: state.local.contains(flag),
-                    isRemotelyDisabled: state.remote.contains(flag),
-                    source: state.changedByApp.contains(flag) ? .app : state.startSource
-                )
+        return state.withLock { state in flags.map { state.reason(for: $0) } }
+    }
+
+    /// Explains one flag: on or off, and which layer decided.
+    public func reason(for flag: Feature) -> FeatureReason {
+        state.withLock { $0.reason(for: flag) }
+    }
+
+    // MARK: - The consent layer (used by ConsentManager)
+
+    /// Attaches a consent layer: merges the refusals the gate state kept into `ledgerStatuses`, derives the
+    /// permitted set, and returns the merged statuses with the categories whose refusal came from the gate state
+    /// alone. Writes nothing.
+    func attachConsent(
+        policy: ConsentPolicy,
+        ledgerStatuses: [ConsentCategory: ConsentStatus]
+    ) -> (statuses: [ConsentCategory: ConsentStatus], refusalsOnlyInGateState: Set<ConsentCategory>) {
+        update { state in
+            var statuses = ledgerStatuses
+            var fromGate: Set<ConsentCategory> = []
+            for category in state.deniedCategories where !(statuses[category]?.isRefusal ?? false) {
+                statuses[category] = .denied
+                fromGate.insert(category)
             }
+            state.consent = ConsentLayer(policy: policy, statuses: statuses)
+            return (statuses, fromGate)
         }
     }
 
-    /// Explains one flag: on or off, and who decided.
-    public func reason(for flag: Feature) -> FeatureReason {
-        reasons(for: flag).first
-            ?? FeatureReason(feature: flag, isLocallyEnabled: false, isRemotelyDisabled: false, source: .configuration)
+    /// Applies one consent edge: decides `category`'s features (on for a grant, off for a refusal, undecided for
+    /// unknown), keeps the refusal in the gate state, and updates the permitted set. One save, one notification.
+    func applyConsentEdge(
+        _ category: ConsentCategory,
+        status: ConsentStatus,
+        policy: ConsentPolicy,
+        statuses: [ConsentCategory: ConsentStatus]
+    ) {
+        update { state in
+            let features = catalog.mask(policy.features[category] ?? [])
+            switch status {
+            case .granted: state.decide(features, on: true, by: category)
+            case .denied, .restricted: state.decide(features, on: false, by: category)
+            case .unknown: state.undecide(features)
+            }
+            if status.isRefusal {
+                state.deniedCategories.insert(category)
+            } else {
+                state.deniedCategories.remove(category)
+            }
+            state.consent = ConsentLayer(policy: policy, statuses: statuses)
+        }
     }
 
-    private func updateLocal(_ body: (inout Feature) -> Void) {
-        let outcome: (deliver: Bool, saveError: (any Error)?) = state.withLock { state in
-            var local = state.local
-            body(&local)
-            local = catalog.mask(local)
-            guard local != state.local else { return (false, nil) }
-            state.changedByApp.formUnion(local.symmetricDifference(state.local))
-            state.local = local
-            localBits.store(local.rawValue, ordering: .releasing)
+    // MARK: - Writing
+
+    /// Runs `body` on the state under the lock, then persists the record if it changed and publishes the effective
+    /// set if it changed; delivers outside the lock.
+    private func update<Result>(_ body: (inout State) -> Result) -> Result {
+        let outcome: (result: Result, deliver: Bool, saveError: (any Error)?) = state.withLock { state in
+            let before = state.record
+            let result = body(&state)
             var saveError: (any Error)?
-            do { try store.save(FeatureStateRecord.encode(local)) } catch { saveError = error }
-            return (publish(&state), saveError)
+            let record = state.record
+            if record != before {
+                do { try store.save(record.encoded()) } catch { saveError = error }
+            }
+            return (result, publish(&state), saveError)
         }
         if let error = outcome.saveError {
             diagnosticHandler?(.saveFailed(store: String(describing: store), error: error))
         }
         if outcome.deliver { deliverPending() }
+        return outcome.result
     }
 
     /// Recomputes the effective set and queues a change if it moved. Returns whether the caller must deliver.
     private func publish(_ state: inout State) -> Bool {
-        let effective = state.local.subtracting(state.remote)
+        let unswitched = state.local.intersection(state.permitted)
+        unswitchedBits.store(unswitched.rawValue, ordering: .releasing)
+        let effective = unswitched.subtracting(state.remote)
         guard effective != state.effective else { return false }
         state.sequence += 1
         state.pending.append((state.sequence, FeatureChange(previous: state.effective, current: effective)))
@@ -262,19 +322,21 @@ public final class PrivacyManager: Sendable {
     /// no observer ever sees changes out of order.
     private func deliverPending() {
         while true {
-            let next: (FeatureChange, [Observer], [Subscriber])? = state.withLock { state in
+            let next = state.withLock { state -> (UInt64, FeatureChange, [ObserverEntry], [Subscriber])? in
                 guard !state.pending.isEmpty else {
                     state.isDelivering = false
                     return nil
                 }
                 let (sequence, change) = state.pending.removeFirst()
-                let observers = state.observers.map(\.handler)
                 let subscribers = state.subscribers.values.filter { $0.startSequence < sequence }
-                return (change, observers, subscribers)
+                // The observer list itself, copy-on-write: taking it allocates nothing.
+                return (sequence, change, state.observers, subscribers)
             }
-            guard let (change, observers, subscribers) = next else { return }
+            guard let (sequence, change, observers, subscribers) = next else { return }
+            // A callback or subscriber sees only changes made after it registered, even while an earlier change is
+            // still being delivered.
             for subscriber in subscribers { subscriber.continuation.yield(change.current) }
-            for observer in observers { observer(change) }
+            for observer in observers where observer.startSequence < sequence { observer.handler(change) }
         }
     }
 
@@ -284,13 +346,14 @@ public final class PrivacyManager: Sendable {
     /// released.
     ///
     /// The handler runs on the thread that made the change (or that was already delivering), outside the
-    /// manager's lock, so it may read or change features. Changes arrive in order, once each. The current set is
-    /// not delivered at registration; read ``enabledFeatures`` for it. A call already under way when the token is
-    /// cancelled may still finish.
+    /// manager's lock, so it may read or change features. Changes arrive in order, once each, and only changes
+    /// made after registration: one still being delivered to older observers when `observe` is called is not
+    /// delivered to this one. The current set is not delivered at registration; read ``enabledFeatures`` for it.
+    /// A call already under way when the token is cancelled may still finish.
     public func observe(_ handler: @escaping @Sendable (FeatureChange) -> Void) -> ObservationToken {
         let id = state.withLock { state in
             state.nextID += 1
-            state.observers.append((state.nextID, handler))
+            state.observers.append(ObserverEntry(id: state.nextID, startSequence: state.sequence, handler: handler))
             return state.nextID
         }
         return ObservationToken { [weak self] in
@@ -322,29 +385,132 @@ public final class PrivacyManager: Sendable {
 
     private typealias Observer = @Sendable (FeatureChange) -> Void
 
+    /// A registered callback, and the sequence number of the last change made before it registered.
+    private struct ObserverEntry {
+        var id: UInt64
+        var startSequence: UInt64
+        var handler: Observer
+    }
+
     private struct Subscriber {
         var startSequence: UInt64
         var continuation: AsyncStream<Feature>.Continuation
     }
 
+    /// The consent statuses a ``ConsentManager`` attached, with its policy.
+    private struct ConsentLayer {
+        var policy: ConsentPolicy
+        var statuses: [ConsentCategory: ConsentStatus]
+    }
+
     private struct State {
-        var local: Feature
+        /// The configuration's flags: the value of every undecided flag.
+        var configured: Feature
+        /// The decided flags, and the decided value of each (`values ⊆ decided`).
+        var decided: Feature
+        var values: Feature
+        /// The consent categories refused through the consent layer; persisted.
+        var deniedCategories: Set<ConsentCategory>
+        /// Who an undecided flag's value comes from: the configuration, after a reset, or instead of an unreadable
+        /// record.
+        var undecidedSource: FeatureSource
+        /// Flags decided in this run, and by whom; decided flags in neither were read from the store.
+        var decidedByApp: Feature = []
+        var decidedByConsent: [UInt: ConsentCategory] = [:]
+        var consent: ConsentLayer?
         var remote: Feature = []
         var effective: Feature
-        var startSource: FeatureSource
-        var changedByApp: Feature = []
         var sequence: UInt64 = 0
         var pending: [(UInt64, FeatureChange)] = []
         var isDelivering = false
         var nextID: UInt64 = 0
         /// In registration order, so delivery needs no sorting.
-        var observers: [(id: UInt64, handler: Observer)] = []
+        var observers: [ObserverEntry] = []
         var subscribers: [UInt64: Subscriber] = [:]
 
-        init(local: Feature, startSource: FeatureSource) {
-            self.local = local
+        init(
+            configured: Feature,
+            decided: Feature,
+            values: Feature,
+            deniedCategories: Set<ConsentCategory>,
+            undecidedSource: FeatureSource
+        ) {
+            self.configured = configured
+            self.decided = decided
+            self.values = values.intersection(decided)
+            self.deniedCategories = deniedCategories
+            self.undecidedSource = undecidedSource
+            self.effective = []
             self.effective = local
-            self.startSource = startSource
+        }
+
+        var local: Feature { values.union(configured.subtracting(decided)) }
+
+        var permitted: Feature {
+            guard let consent else { return Feature(rawValue: .max) }
+            return consent.policy.permitted(Feature(rawValue: .max), statuses: consent.statuses)
+        }
+
+        /// What the store keeps.
+        var record: FeatureStateRecord {
+            FeatureStateRecord(
+                enabledFeatures: values, decidedFeatures: decided, deniedConsentCategories: deniedCategories)
+        }
+
+        /// An app decision: decides the flags whose local value it changes (`disable` wins over `enable`). A call
+        /// that changes no local value decides nothing, so it writes nothing.
+        mutating func decide(enable: Feature, disable: Feature) {
+            let wanted = local.union(enable).subtracting(disable)
+            let changed = wanted.symmetricDifference(local)
+            decided.formUnion(changed)
+            values = values.subtracting(changed).union(wanted.intersection(changed))
+            decidedByApp.formUnion(changed)
+            forgetConsentDeciders(of: changed)
+        }
+
+        /// A consent edge: decides every flag of `features` to `isOn`, changed or not, so the person's answer
+        /// outlives a later change of the configuration.
+        mutating func decide(_ features: Feature, on isOn: Bool, by category: ConsentCategory) {
+            decided.formUnion(features)
+            values = isOn ? values.union(features) : values.subtracting(features)
+            decidedByApp.subtract(features)
+            for flag in features.flags { decidedByConsent[flag.rawValue] = category }
+        }
+
+        mutating func undecide(_ features: Feature) {
+            decided.subtract(features)
+            values.subtract(features)
+            decidedByApp.subtract(features)
+            forgetConsentDeciders(of: features)
+        }
+
+        /// Drops the consent deciders of `features`; allocates nothing when consent never decided a flag.
+        private mutating func forgetConsentDeciders(of features: Feature) {
+            guard !decidedByConsent.isEmpty else { return }
+            for flag in features.flags { decidedByConsent[flag.rawValue] = nil }
+        }
+
+        func reason(for flag: Feature) -> FeatureReason {
+            let source: FeatureSource
+            var decidingCategory: ConsentCategory?
+            if !decided.contains(flag) {
+                source = undecidedSource
+            } else if decidedByApp.contains(flag) {
+                source = .app
+            } else if let category = decidedByConsent[flag.rawValue] {
+                source = .consent
+                decidingCategory = category
+            } else {
+                source = .storedState
+            }
+            return FeatureReason(
+                feature: flag,
+                isLocallyEnabled: local.contains(flag),
+                isRemotelyDisabled: remote.contains(flag),
+                source: source,
+                decidingCategory: decidingCategory,
+                withholdingConsent: consent.map { $0.policy.withholding(flag, statuses: $0.statuses) } ?? [:]
+            )
         }
     }
 }

@@ -9,7 +9,7 @@ public enum PrivacyManagerDiagnostic: Sendable, CustomStringConvertible {
     case storedStateUnreadable(store: String, error: FeatureStateRecordError)
     /// The stored record had flags the catalog does not know; they were dropped.
     case unknownFlagsDropped(store: String, dropped: Feature)
-    /// Saving a changed local set failed. The change holds in memory, but a later launch will not see it.
+    /// Saving a changed decision failed. The change holds in memory, but a later launch will not see it.
     case saveFailed(store: String, error: any Error)
     /// Removing the stored record (for `resetEnabledFeatures`) failed.
     case removeFailed(store: String, error: any Error)

@@ -34,8 +34,8 @@ public struct FileStoreError: Error, Sendable, Hashable, CustomStringConvertible
 /// Whole-file reads and crash-safe replacements, shared by every file-backed part of the package.
 ///
 /// `FileManager.replaceItemAt` is not used: on Linux it can lose the file. The sequence here is the classic
-/// one: write a temporary file in the same directory, `fsync` it, `rename` it over the target, `fsync` the
-/// directory.
+/// one: write a temporary file in the same directory, flush it to the disk (`fsync`; on Darwin `F_FULLFSYNC`,
+/// since there `fsync` leaves the data in the drive's cache), `rename` it over the target, `fsync` the directory.
 package enum AtomicFile {
     private static let temporaryCounter = Atomic<Int>(0)
 
@@ -91,7 +91,7 @@ package enum AtomicFile {
                 return nil
             }
             if let writeError { throw FileStoreError(path: temporary, operation: .write, code: writeError) }
-            if fsync(fd) != 0 { throw FileStoreError(path: temporary, operation: .sync, code: errno) }
+            if flushToDisk(fd) != 0 { throw FileStoreError(path: temporary, operation: .sync, code: errno) }
             close(fd)
             fd = -1
             if rename(temporary, path) != 0 { throw FileStoreError(path: path, operation: .rename, code: errno) }
@@ -116,16 +116,26 @@ package enum AtomicFile {
         retryingOnInterrupt { open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600) }
     }
 
+    /// Creates `path` and any missing parents, owner-only, with `mkdir(2)`, so a failure reports the `errno` of
+    /// the very call that failed (a `FileManager` call leaves `errno` stale or unset) and the directory it was for.
     private static func createDirectory(_ path: String) throws(FileStoreError) {
-        do {
-            try FileManager.default.createDirectory(
-                at: URL(filePath: path, directoryHint: .isDirectory),
-                withIntermediateDirectories: true,
-                attributes: [.posixPermissions: 0o700]
-            )
-        } catch {
-            throw FileStoreError(path: path, operation: .createDirectory, code: errno == 0 ? EIO : errno)
+        var current = path.hasPrefix("/") ? "" : "."
+        for component in path.split(separator: "/") {
+            current += "/" + component
+            if mkdir(current, 0o700) != 0 && errno != EEXIST {
+                throw FileStoreError(path: current, operation: .createDirectory, code: errno)
+            }
         }
+    }
+
+    /// Flushes the file's data to the disk. On Darwin `fsync` only hands it to the drive, which may keep it in a
+    /// volatile cache; `F_FULLFSYNC` asks the drive to write it through. Where the file system does not support
+    /// that, `fsync` is the best there is.
+    private static func flushToDisk(_ fd: Int32) -> Int32 {
+        #if canImport(Darwin)
+        if fcntl(fd, F_FULLFSYNC) == 0 { return 0 }
+        #endif
+        return fsync(fd)
     }
 
     /// Makes a rename or unlink in `path` durable. Best effort: some file systems refuse to sync directories.

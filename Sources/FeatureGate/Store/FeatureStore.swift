@@ -3,7 +3,7 @@ import Foundation
 /// Where a ``PrivacyManager`` keeps the features the app or the user chose.
 ///
 /// A store holds one opaque, versioned record that the manager encodes and decodes; the store only keeps the
-/// bytes. The manager reads the store once, when it starts, and writes it only when the local set of features
+/// bytes. The manager reads the store once, when it starts, and writes it only when a decision
 /// really changes, so a store never sees traffic while nothing changes.
 ///
 /// Implementations must be safe to call from any thread; the manager calls them with its write lock held, so

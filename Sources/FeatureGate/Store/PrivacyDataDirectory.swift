@@ -5,7 +5,7 @@ import Foundation
 ///
 /// | file | holds | after revoke-all |
 /// |---|---|---|
-/// | `featuregate-state.json` | the gate's local set (``FileFeatureStore``) | kept: every feature off |
+/// | `featuregate-state.json` | the gate's decided flags and consent refusals (``FileFeatureStore``) | kept: every feature off |
 /// | `consent-ledger.jsonl` | the consent audit trail (``FileConsentLedger``) | kept, with the revocation recorded |
 /// | `anonymous-id` | the ``AnonymousIdentifier`` | deleted |
 ///

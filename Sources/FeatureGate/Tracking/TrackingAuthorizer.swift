@@ -3,7 +3,8 @@ import Foundation
 /// Asks the system whether the app may track, and reads the advertising identifier.
 ///
 /// The live implementation, `SystemTrackingAuthorizer`, wraps App Tracking Transparency and AdSupport on Apple
-/// platforms. Tests and the demo use ``ScriptedTrackingAuthorizer``. Most code should go through
+/// platforms; it lives in the `FeatureGateTracking` product, so only apps that track link those frameworks.
+/// Tests and the demo use ``ScriptedTrackingAuthorizer``. Most code should go through
 /// ``TrackingConsent``, which maps the status onto advertising consent and guards the identifier.
 public protocol TrackingAuthorizer: Sendable {
     /// The current status. Reading it never prompts.
@@ -66,39 +67,3 @@ public final class ScriptedTrackingAuthorizer: TrackingAuthorizer {
         status == .authorized ? advertisingIdentifier : UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
     }
 }
-
-#if canImport(AppTrackingTransparency) && canImport(AdSupport)
-import AdSupport
-import AppTrackingTransparency
-
-/// App Tracking Transparency and AdSupport, as a ``TrackingAuthorizer``.
-public struct SystemTrackingAuthorizer: TrackingAuthorizer {
-    /// Creates the adapter.
-    public init() {}
-
-    /// `ATTrackingManager.trackingAuthorizationStatus`, mapped case for case.
-    public var status: TrackingAuthorizationStatus {
-        Self.map(ATTrackingManager.trackingAuthorizationStatus)
-    }
-
-    /// `ATTrackingManager.requestTrackingAuthorization()`, mapped case for case.
-    public func requestAuthorization() async -> TrackingAuthorizationStatus {
-        Self.map(await ATTrackingManager.requestTrackingAuthorization())
-    }
-
-    /// `ASIdentifierManager.shared().advertisingIdentifier`.
-    public var rawAdvertisingIdentifier: UUID? {
-        ASIdentifierManager.shared().advertisingIdentifier
-    }
-
-    private static func map(_ status: ATTrackingManager.AuthorizationStatus) -> TrackingAuthorizationStatus {
-        switch status {
-        case .authorized: .authorized
-        case .denied: .denied
-        case .restricted: .restricted
-        case .notDetermined: .notDetermined
-        @unknown default: .denied
-        }
-    }
-}
-#endif

@@ -6,19 +6,27 @@ public enum TrackingPromptOutcome: Sendable, Hashable {
     case prompted(TrackingAuthorizationStatus)
     /// The prompt was not shown because the status was already decided (the system prompts only once).
     case alreadyDetermined(TrackingAuthorizationStatus)
+    /// The system showed nothing and the status is still `notDetermined`: it does that when the app is not
+    /// active. Nothing was decided; ask again once the app is active.
+    case notShown
 
     /// The status after the call.
     public var status: TrackingAuthorizationStatus {
         switch self {
         case .prompted(let status), .alreadyDetermined(let status): status
+        case .notShown: .notDetermined
         }
     }
 }
 
 /// App Tracking Transparency, mapped onto advertising consent.
 ///
-/// The status is recorded in the consent ledger with source ``ConsentSource/att`` whenever it changes the
-/// advertising category, and the advertising identifier is handed out only while tracking is authorized.
+/// ATT is a source of advertising consent only when its status *changes*: the consent manager keeps the last
+/// status ATT decided (derived from the ledger's ``ConsentSource/att`` records), and an unchanged status, read on
+/// every foreground, decides nothing. So a person who says no in the app's own consent screen stays at no while
+/// ATT stays authorized, and a later change in Settings is still honoured. Each decision is recorded with source
+/// ``ConsentSource/att``. The advertising identifier is handed out only while ATT is authorized **and**
+/// advertising consent is granted.
 public struct TrackingConsent: Sendable {
     /// The system (or scripted) authorizer.
     public let authorizer: any TrackingAuthorizer
@@ -31,37 +39,43 @@ public struct TrackingConsent: Sendable {
         self.consent = consent
     }
 
-    /// Maps the current status onto advertising consent without prompting (call at launch and on foreground:
-    /// the person can change it in Settings).
+    /// Maps the current status onto advertising consent, if it changed since ATT last decided, without prompting
+    /// (call at launch and on foreground: the person can change it in Settings).
     ///
-    /// - Returns: The record appended, or `nil` when advertising consent already matched.
+    /// - Returns: The record appended, or `nil` when the ATT status did not change or advertising consent already
+    ///   matched.
     @discardableResult
     public func synchronize() async throws(ConsentRecordingError) -> ConsentRecord? {
-        try await consent.setStatus(authorizer.status.advertisingConsent, for: .advertising, source: .att)
+        try await consent.applyTrackingStatus(authorizer.status)
     }
 
-    /// Shows the system prompt if, and only if, the status is `notDetermined`, then maps the result.
+    /// Shows the system prompt if, and only if, the status is `notDetermined`, then maps a changed status.
     ///
     /// The system prompt is one-shot; asking when the status is decided would do nothing visible, so this says
-    /// why it did not ask instead.
+    /// why it did not ask instead. When the system returns `notDetermined` without showing anything (the app was
+    /// not active), the outcome is ``TrackingPromptOutcome/notShown`` and nothing is decided.
     public func requestIfNeeded() async throws(ConsentRecordingError) -> TrackingPromptOutcome {
         let before = authorizer.status
         let outcome: TrackingPromptOutcome
         if before == .notDetermined {
-            outcome = .prompted(await authorizer.requestAuthorization())
+            let answer = await authorizer.requestAuthorization()
+            outcome = answer == .notDetermined ? .notShown : .prompted(answer)
         } else {
             outcome = .alreadyDetermined(before)
         }
-        try await consent.setStatus(outcome.status.advertisingConsent, for: .advertising, source: .att)
+        try await consent.applyTrackingStatus(outcome.status)
         return outcome
     }
 
-    /// The advertising identifier, or `nil` unless tracking is authorized. Never the all-zero UUID.
+    /// The advertising identifier, or `nil` unless ATT is authorized and advertising consent is granted. Never the
+    /// all-zero UUID.
     public var advertisingIdentifier: UUID? {
-        guard authorizer.status == .authorized, let identifier = authorizer.rawAdvertisingIdentifier else {
-            return nil
+        get async {
+            guard authorizer.status == .authorized, await consent.status(for: .advertising) == .granted,
+                let identifier = authorizer.rawAdvertisingIdentifier
+            else { return nil }
+            let zero = UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
+            return identifier == zero ? nil : identifier
         }
-        let zero = UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
-        return identifier == zero ? nil : identifier
     }
 }

@@ -102,7 +102,7 @@ package struct BinaryPlistParser {
             guard low == 3 else { throw Self.corrupt("object \(reference) is a date of the wrong size") }
             try checkRange(offset + 1, count: 8, of: reference)
             let seconds = Double(bitPattern: Self.readUInt(bytes, at: offset + 1, size: 8))
-            return ConfigNode(.date("\(Date(timeIntervalSinceReferenceDate: seconds))"))
+            return ConfigNode(.date(PlistDateText.text(secondsSinceReferenceDate: seconds)))
         case 0x4:
             let (count, start) = try readLength(low, at: offset, of: reference)
             try checkRange(start, count: count, of: reference)

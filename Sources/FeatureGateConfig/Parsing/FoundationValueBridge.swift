@@ -53,7 +53,9 @@ package enum FoundationValueBridge {
             entries.sort { $0.key < $1.key }
             return ConfigNode(.dictionary(entries))
         }
-        if let date = value as? Date { return ConfigNode(.date("\(date)")) }
+        if let date = value as? Date {
+            return ConfigNode(.date(PlistDateText.text(secondsSinceReferenceDate: date.timeIntervalSinceReferenceDate)))
+        }
         if let data = value as? Data { return ConfigNode(.data(byteCount: data.count)) }
         if value is NSNull { return ConfigNode(.null) }
         return ConfigNode(.other("a value of type \(type(of: value))"))

@@ -334,18 +334,14 @@ private struct SignalReader {
 }
 
 extension CMPConsent {
-    /// The features this consent enables in a default-off app under `policy`: those every mapping category of
-    /// which is granted. Features no category maps are not included (consent does not decide them).
+    /// The features this consent enables in a default-off app under `policy`: a grant decides its category's
+    /// features on, and each of them runs only while consent permits it (every category that maps it allows
+    /// processing, see `ConsentPolicy.permitted(_:statuses:)`). Features no category maps are not included.
     public func enabledFeatures(under policy: ConsentPolicy = .default) -> Feature {
-        var granted: Feature = []
-        var refused: Feature = []
-        for (category, features) in policy.features {
-            if status(for: category) == .granted {
-                granted.formUnion(features)
-            } else {
-                refused.formUnion(features)
-            }
+        var decidedOn: Feature = []
+        for (category, features) in policy.features where status(for: category) == .granted {
+            decidedOn.formUnion(features)
         }
-        return granted.subtracting(refused)
+        return policy.permitted(decidedOn, statuses: decisions)
     }
 }

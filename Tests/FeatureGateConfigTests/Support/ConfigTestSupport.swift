@@ -109,23 +109,3 @@ struct TemporaryDirectory {
     }
     func cleanUp() { try? FileManager.default.removeItem(at: url) }
 }
-
-/// SplitMix64: a tiny seeded generator, so property tests replay exactly.
-struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
-/// The package root, found from this file's path.
-let packageRoot: URL = {
-    var url = URL(filePath: #filePath)
-    for _ in 0..<4 { url.deleteLastPathComponent() }
-    return url
-}()

@@ -1,4 +1,5 @@
 import Foundation
+import PackageTestSupport
 
 /// A property-list value built by the property tests, and its encodings, written independently of the reader.
 indirect enum GeneratedValue {

@@ -1,4 +1,5 @@
 import Foundation
+import PackageTestSupport
 import Testing
 
 /// One run of the built `featuregate` executable.
@@ -28,7 +29,7 @@ func featuregate(_ arguments: [String], in url: URL, input: Data = Data()) throw
 /// Runs an executable of the package, built next to the test bundle.
 func runBuiltExecutable(_ name: String, _ arguments: [String], in url: URL, input: Data = Data()) throws -> ToolRun {
     let process = Process()
-    process.executableURL = builtExecutable(name)
+    process.executableURL = try builtProduct(name)
     process.arguments = arguments
     process.currentDirectoryURL = url
     let io = URL(filePath: NSTemporaryDirectory()).appending(path: "featuregate-io-\(UUID().uuidString)")
@@ -49,15 +50,4 @@ func runBuiltExecutable(_ name: String, _ arguments: [String], in url: URL, inpu
         status: process.terminationStatus,
         output: String(decoding: try Data(contentsOf: paths[1]), as: UTF8.self),
         errorOutput: String(decoding: try Data(contentsOf: paths[2]), as: UTF8.self))
-}
-
-/// An executable of the package, built into the same directory as the test bundle.
-private func builtExecutable(_ name: String) -> URL {
-    var directory = URL(filePath: CommandLine.arguments[0]).deletingLastPathComponent()
-    while !FileManager.default.fileExists(atPath: directory.appending(path: name).path(percentEncoded: false)),
-        directory.path(percentEncoded: false) != "/"
-    {
-        directory.deleteLastPathComponent()
-    }
-    return directory.appending(path: name)
 }

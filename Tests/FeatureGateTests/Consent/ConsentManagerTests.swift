@@ -65,6 +65,37 @@ func record(
         #expect(try ledger.load().records.count == 1)
     }
 
+    @Test func observersSeeEachAppliedChangeInOrderUntilCancelled() async throws {
+        let consent = ConsentManager(privacy: manager([]), ledger: InMemoryConsentLedger(), now: { fixedTime })
+        let changes = Collector<ConsentChange>()
+        let token = consent.observe { changes.append($0) }
+        try await consent.setStatus(.granted, for: .analytics, source: .user)
+        try await consent.setStatus(.granted, for: .analytics, source: .user)  // no change
+        try await consent.setStatus(.denied, for: .advertising, source: .att)
+        token.cancel()
+        try await consent.setStatus(.denied, for: .analytics, source: .user)
+        #expect(
+            changes.all == [
+                ConsentChange(
+                    category: .analytics, previous: .unknown, current: .granted, source: .user, time: fixedTime,
+                    isRecorded: true),
+                ConsentChange(
+                    category: .advertising, previous: .unknown, current: .denied, source: .att, time: fixedTime,
+                    isRecorded: true),
+            ])
+    }
+
+    @Test func aDenialTheLedgerRefusedIsObservedAsUnrecorded() async {
+        let consent = ConsentManager(privacy: manager([]), ledger: FailingLedger(), now: { fixedTime })
+        let changes = Collector<ConsentChange>()
+        let token = consent.observe { changes.append($0) }
+        _ = try? await consent.setStatus(.granted, for: .analytics, source: .user)  // refused, not applied
+        _ = try? await consent.setStatus(.denied, for: .analytics, source: .user)  // refused, applied
+        withExtendedLifetime(token) {}
+        #expect(changes.all.map(\.current) == [.denied])
+        #expect(changes.all.map(\.isRecorded) == [false])
+    }
+
     @Test func everyChangeIsRecordedWithItsContext() async throws {
         let ledger = InMemoryConsentLedger()
         let consent = ConsentManager(privacy: manager([]), ledger: ledger, now: { fixedTime })
@@ -92,16 +123,34 @@ func record(
         #expect(privacy.enabledFeatures == .contacts)
     }
 
-    @Test func statusesAreRestoredFromTheLedgerAndApplied() async throws {
+    @Test func statusesAreRestoredFromTheLedgerAsPermissionsWithoutDecidingAnything() async throws {
         let ledger = InMemoryConsentLedger()
         try ledger.append(record(.analytics, .unknown, .granted))
         try ledger.append(record(.thirdPartySharing, .unknown, .denied))
-        let privacy = manager([])
+        // The gate state the grant left: analytics and tags decided on. Contacts is on in the configuration.
+        let store = RecordingFeatureStore(
+            record: FeatureStateRecord(
+                enabledFeatures: [.analytics, .tagsAndAttributes], decidedFeatures: [.analytics, .tagsAndAttributes]
+            ).encoded())
+        let privacy = manager(.contacts, store: store)
         let consent = ConsentManager(privacy: privacy, ledger: ledger)
         #expect(await consent.status(for: .analytics) == .granted)
         #expect(await consent.status(for: .thirdPartySharing) == .denied)
         #expect(privacy.enabledFeatures == [.analytics, .tagsAndAttributes])
+        #expect(privacy.reason(for: .contacts).withholdingConsent == [.thirdPartySharing: .denied])
+        #expect(privacy.reason(for: .contacts).isLocallyEnabled)
         #expect(consent.startupDiagnostics.isEmpty)
+        #expect(store.calls.saves == 0)
+    }
+
+    @Test func aGrantInTheLedgerAloneDoesNotTurnOnWhatNobodyDecidedOn() async throws {
+        let ledger = InMemoryConsentLedger()
+        try ledger.append(record(.analytics, .unknown, .granted))
+        let privacy = manager([])
+        _ = ConsentManager(privacy: privacy, ledger: ledger)
+        #expect(privacy.enabledFeatures == [])
+        #expect(privacy.reason(for: .analytics).isPermitted)
+        #expect(privacy.reason(for: .analytics).blockingLayers == [.local])
     }
 
     @Test func aPolicyVersionBumpMakesEarlierGrantsStaleButKeepsDenialsAndHistory() async throws {
@@ -185,11 +234,12 @@ func record(
         // Setting the status a category already has writes nothing.
         #expect(try await consent.setStatus(.unknown, for: .analytics, source: .user) == nil)
         #expect(!FileManager.default.fileExists(atPath: directory.path))
-        // A denial of features that are already off is recorded, and changes no feature: only the ledger is written.
+        // A denial of features that are already off changes no feature, but it is the person's decision: the ledger
+        // records it, and so does the gate state, so that it holds after a relaunch whichever write fails.
         try await consent.setStatus(.denied, for: .analytics, source: .user)
         #expect(
-            try FileManager.default.contentsOfDirectory(atPath: directory.path) == [
-                PrivacyDataDirectory.consentLedgerFileName
+            try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted() == [
+                PrivacyDataDirectory.consentLedgerFileName, PrivacyDataDirectory.stateFileName,
             ])
     }
 

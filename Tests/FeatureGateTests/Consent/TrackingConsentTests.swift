@@ -38,19 +38,37 @@ import Testing
         #expect(authorizer.requestCount == 0)
     }
 
+    @Test func aPromptTheSystemDidNotShowIsNotReportedAsPromptedAndDecidesNothing() async throws {
+        // The system returns notDetermined without showing anything while the app is not active.
+        let authorizer = ScriptedTrackingAuthorizer(status: .notDetermined, answer: .notDetermined)
+        let consent = ConsentManager(privacy: manager([]), ledger: InMemoryConsentLedger())
+        let tracking = TrackingConsent(authorizer: authorizer, consent: consent)
+        #expect(try await tracking.requestIfNeeded() == .notShown)
+        #expect(authorizer.requestCount == 1)
+        #expect(try await consent.records().isEmpty)
+        #expect(await consent.needsPrompt(for: .advertising))
+    }
+
     @Test(arguments: TrackingAuthorizationStatus.allCases)
-    func theAdvertisingIdentifierIsNilUnlessAuthorized(status: TrackingAuthorizationStatus) {
+    func theAdvertisingIdentifierIsNilUnlessAuthorizedAndGranted(status: TrackingAuthorizationStatus) async throws {
         let identifier = UUID()
         let consent = ConsentManager(privacy: manager([]), ledger: InMemoryConsentLedger())
         let authorizer = ScriptedTrackingAuthorizer(status: status, advertisingIdentifier: identifier)
         let tracking = TrackingConsent(authorizer: authorizer, consent: consent)
-        #expect(tracking.advertisingIdentifier == (status == .authorized ? identifier : nil))
+        #expect(await tracking.advertisingIdentifier == nil, "nothing synchronized yet: advertising is unknown")
+        try await tracking.synchronize()
+        #expect(await tracking.advertisingIdentifier == (status == .authorized ? identifier : nil))
+        try await consent.setStatus(.denied, for: .advertising, source: .user)
+        #expect(await tracking.advertisingIdentifier == nil)
     }
 
-    @Test func theAllZeroIdentifierIsNeverReturned() {
+    @Test func theAllZeroIdentifierIsNeverReturned() async throws {
         let zero = UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
         let authorizer = ScriptedTrackingAuthorizer(status: .authorized, advertisingIdentifier: zero)
         let consent = ConsentManager(privacy: manager([]), ledger: InMemoryConsentLedger())
-        #expect(TrackingConsent(authorizer: authorizer, consent: consent).advertisingIdentifier == nil)
+        let tracking = TrackingConsent(authorizer: authorizer, consent: consent)
+        try await tracking.synchronize()
+        #expect(await consent.status(for: .advertising) == .granted)
+        #expect(await tracking.advertisingIdentifier == nil)
     }
 }

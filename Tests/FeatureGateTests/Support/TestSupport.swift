@@ -1,5 +1,6 @@
 import FeatureGate
 import Foundation
+import PackageTestSupport
 import Testing
 
 /// A store that records every call, and can be made to fail.
@@ -83,7 +84,7 @@ func manager(
 /// Starts the `feature-store-writer` fixture and waits until its first save, so a kill lands inside its loop.
 func startFixture(mode: String, path: String, size: Int = 65_536) throws -> Process {
     let process = Process()
-    process.executableURL = fixtureExecutable()
+    process.executableURL = try builtProduct("feature-store-writer")
     process.arguments = [mode, path, String(size)]
     let output = Pipe()
     process.standardOutput = output
@@ -91,15 +92,4 @@ func startFixture(mode: String, path: String, size: Int = 65_536) throws -> Proc
     let line = output.fileHandleForReading.readData(ofLength: 7)
     #expect(String(decoding: line, as: UTF8.self) == "saving\n")
     return process
-}
-
-/// The fixture is built into the same directory as the test bundle (or one of its parents).
-private func fixtureExecutable() -> URL {
-    var directory = URL(filePath: CommandLine.arguments[0]).deletingLastPathComponent()
-    while !FileManager.default.fileExists(
-        atPath: directory.appending(path: "feature-store-writer").path(percentEncoded: false)
-    ), directory.path(percentEncoded: false) != "/" {
-        directory.deleteLastPathComponent()
-    }
-    return directory.appending(path: "feature-store-writer")
 }

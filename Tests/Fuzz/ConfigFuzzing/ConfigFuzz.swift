@@ -5,13 +5,13 @@ import Foundation
 /// One fuzz input through the config reader, in every mode, with the invariants that must hold for any bytes.
 ///
 /// A broken invariant is a `precondition` failure, which libFuzzer reports as a crash with the input saved.
-enum ConfigFuzz {
+package enum ConfigFuzz {
     static let catalog = try! FeatureCatalog.builtIn.registering("crash_reports", as: .custom(bit: 16))
     static let strict = ConfigReader(mode: .strict, catalog: catalog)
     static let lenient = ConfigReader(mode: .lenient, catalog: catalog)
     static let airship = ConfigReader(mode: .airshipCompatible, catalog: catalog)
 
-    static func run(_ data: Data) {
+    package static func run(_ data: Data) {
         let strictResult = read(data, with: strict)
         let lenientResult = read(data, with: lenient)
         let airshipResult = read(data, with: airship)

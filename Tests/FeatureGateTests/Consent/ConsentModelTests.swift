@@ -1,0 +1,292 @@
+import FeatureGate
+import Foundation
+import PackageTestSupport
+import Testing
+
+/// One step of a random sequence, applied to the model and to the real managers alike.
+enum ConsentStep: CustomStringConvertible, Sendable {
+    case enable(Feature)
+    case disable(Feature)
+    case update(enable: Feature, disable: Feature)
+    case set(Feature)
+    case remote(Feature)
+    case consent(ConsentStatus, ConsentCategory)
+    case denyAll
+    /// ATT's status changes in Settings (or stays), then the app synchronizes on foreground.
+    case tracking(TrackingAuthorizationStatus)
+    case relaunch(configuration: Feature, bumpPolicy: Bool, reset: Bool)
+    case failNextLedgerAppend
+    case failNextSave
+    case corruptStore
+
+    var description: String {
+        func names(_ features: Feature) -> String { "[" + Feature.all.names(features) + "]" }
+        switch self {
+        case .enable(let features): return "enableFeatures(\(names(features)))"
+        case .disable(let features): return "disableFeatures(\(names(features)))"
+        case .update(let enable, let disable):
+            return "updateFeatures(enable: \(names(enable)), disable: \(names(disable)))"
+        case .set(let features): return "enabledFeatures = \(names(features))"
+        case .remote(let features): return "remoteDisabledFeatures = \(names(features))"
+        case .consent(let status, let category): return "setStatus(.\(status), for: .\(category))"
+        case .denyAll: return "denyAll()"
+        case .tracking(let status): return "ATT -> .\(status); synchronize()"
+        case .relaunch(let configuration, let bumpPolicy, let reset):
+            return "relaunch(configuration: \(names(configuration))\(bumpPolicy ? ", policy version + 1" : "")"
+                + "\(reset ? ", resetEnabledFeatures" : ""))"
+        case .failNextLedgerAppend: return "the ledger's next append fails"
+        case .failNextSave: return "the store's next save fails"
+        case .corruptStore: return "the stored record is corrupted"
+        }
+    }
+
+    static func random(using generator: inout SeededGenerator) -> ConsentStep {
+        func features() -> Feature {
+            Feature(Feature.all.flags.filter { _ in generator.next() % 3 == 0 })
+        }
+        let statuses: [ConsentStatus] = [.granted, .granted, .denied, .restricted, .unknown]
+        let trackingStatuses = TrackingAuthorizationStatus.allCases
+        switch generator.next() % 100 {
+        case 0..<12: return .enable(features())
+        case 12..<22: return .disable(features())
+        case 22..<27: return .update(enable: features(), disable: features())
+        case 27..<35: return .set(features())
+        case 35..<43: return .remote(generator.next() % 2 == 0 ? [] : features())
+        case 43..<65:
+            let category = ConsentModel.categories[Int(generator.next() % 3)]
+            return .consent(statuses[Int(generator.next() % 5)], category)
+        case 65..<68: return .denyAll
+        case 68..<78: return .tracking(trackingStatuses[Int(generator.next() % 4)])
+        case 78..<88:
+            return .relaunch(
+                configuration: features(), bumpPolicy: generator.next() % 8 == 0, reset: generator.next() % 12 == 0)
+        case 88..<93: return .failNextLedgerAppend
+        case 93..<98: return .failNextSave
+        default: return .corruptStore
+        }
+    }
+}
+
+extension Feature {
+    fileprivate func names(_ features: Feature) -> String {
+        FeatureCatalog.builtIn.names(of: features).joined(separator: ", ")
+    }
+}
+
+/// The real managers under test, over one store, one ledger and one ATT authorizer that outlive each launch.
+final class ConsentSystem: Sendable {
+    let store = FaultyFeatureStore()
+    let ledger = FaultyConsentLedger()
+    let authorizer: ScriptedTrackingAuthorizer
+    let identifier = UUID()
+    private let launch: LockedValue<(privacy: PrivacyManager, consent: ConsentManager, tracking: TrackingConsent)?>
+    private let policyVersion = LockedValue(1)
+
+    init() {
+        authorizer = ScriptedTrackingAuthorizer(status: .notDetermined, advertisingIdentifier: identifier)
+        launch = LockedValue(nil)
+        relaunch(configuration: [], reset: false)
+    }
+
+    var privacy: PrivacyManager { launch.withLock { $0!.privacy } }
+    var consent: ConsentManager { launch.withLock { $0!.consent } }
+    var tracking: TrackingConsent { launch.withLock { $0!.tracking } }
+
+    func relaunch(configuration: Feature, reset: Bool, bumpPolicy: Bool = false) {
+        let version = policyVersion.withLock { version in
+            if bumpPolicy { version += 1 }
+            return version
+        }
+        let privacy = PrivacyManager(
+            configuration: PrivacyConfiguration(enabledFeatures: configuration, resetEnabledFeatures: reset),
+            store: store
+        )
+        let policy = ConsentPolicy(version: version, features: ConsentPolicy.default.features)
+        let consent = ConsentManager(privacy: privacy, policy: policy, ledger: ledger)
+        launch.withLock { $0 = (privacy, consent, TrackingConsent(authorizer: authorizer, consent: consent)) }
+    }
+
+    func apply(_ step: ConsentStep) async {
+        switch step {
+        case .enable(let features): privacy.enableFeatures(features)
+        case .disable(let features): privacy.disableFeatures(features)
+        case .update(let enable, let disable): privacy.updateFeatures(enable: enable, disable: disable)
+        case .set(let features): privacy.enabledFeatures = features
+        case .remote(let features): privacy.remoteDisabledFeatures = features
+        case .consent(let status, let category): _ = try? await consent.setStatus(status, for: category, source: .user)
+        case .denyAll: _ = try? await consent.denyAll(source: .user)
+        case .tracking(let status):
+            authorizer.status = status
+            _ = try? await tracking.synchronize()
+        case .relaunch(let configuration, let bumpPolicy, let reset):
+            relaunch(configuration: configuration, reset: reset, bumpPolicy: bumpPolicy)
+        case .failNextLedgerAppend: ledger.failNextAppend()
+        case .failNextSave: store.failNextSave()
+        case .corruptStore: store.corrupt()
+        }
+    }
+}
+
+extension ConsentModel {
+    mutating func apply(_ step: ConsentStep) {
+        switch step {
+        case .enable(let features): update(enable: features, disable: [])
+        case .disable(let features): update(enable: [], disable: features)
+        case .update(let enable, let disable): update(enable: enable, disable: disable)
+        case .set(let features): set(features)
+        case .remote(let features): remote = features
+        case .consent(let status, let category): setStatus(status, for: category, source: .user)
+        case .denyAll: denyAll()
+        case .tracking(let status):
+            trackingStatus = status
+            synchronizeTracking()
+        case .relaunch(let configuration, let bumpPolicy, let reset):
+            relaunch(configuration: configuration, policyVersion: policyVersion + (bumpPolicy ? 1 : 0), reset: reset)
+        case .failNextLedgerAppend: failNextAppend = true
+        case .failNextSave: failNextSave = true
+        case .corruptStore: corruptStore()
+        }
+    }
+}
+
+/// Runs `steps` on a fresh model and fresh managers; returns the first disagreement, or `nil`.
+func firstDisagreement(_ steps: [ConsentStep]) async -> (index: Int, what: String)? {
+    var model = ConsentModel()
+    let system = ConsentSystem()
+    for (index, step) in steps.enumerated() {
+        model.apply(step)
+        await system.apply(step)
+        if let what = await disagreement(model, system) { return (index, what) }
+    }
+    return nil
+}
+
+private func disagreement(_ model: ConsentModel, _ system: ConsentSystem) async -> String? {
+    let privacy = system.privacy
+    if privacy.enabledFeatures != model.effective {
+        return "effective set: \(privacy.enabledFeatures), model \(model.effective)"
+    }
+    for flag in Feature.all.flags {
+        let (real, expected) = (privacy.reason(for: flag), model.reason(for: flag))
+        if real != expected { return "reason: \(real) \(real.withholdingConsent), model \(expected)" }
+    }
+    for category in ConsentModel.categories {
+        let real = await system.consent.status(for: category)
+        if real != model.status(category) { return "\(category): \(real), model \(model.status(category))" }
+    }
+    let identifier = await system.tracking.advertisingIdentifier
+    if (identifier != nil) != model.advertisingIdentifierIsHandedOut {
+        return "advertising identifier \(identifier.map { "\($0)" } ?? "nil"), model "
+            + (model.advertisingIdentifierIsHandedOut ? "handed out" : "nil")
+    }
+    return nil
+}
+
+/// The shortest sequence found by removing steps one at a time while the failure persists.
+func shrink(_ steps: [ConsentStep]) async -> [ConsentStep] {
+    var steps = steps
+    var index = 0
+    while index < steps.count {
+        var candidate = steps
+        candidate.remove(at: index)
+        if await firstDisagreement(candidate) != nil {
+            steps = candidate
+        } else {
+            index += 1
+        }
+    }
+    return steps
+}
+
+@Suite struct ConsentModelTests {
+    /// 1,000 sequences by default; `FEATUREGATE_MODEL_SEQUENCES` changes it (CI's ThreadSanitizer pass runs fewer:
+    /// these sequences are serial, and the concurrent variant below is the one that pays for the sanitizer).
+    static let sequences = Int(ProcessInfo.processInfo.environment["FEATUREGATE_MODEL_SEQUENCES"] ?? "") ?? 1_000
+    static let stepsPerSequence = 40
+
+    @Test func randomSequencesMatchTheReferenceModel() async {
+        let baseSeed = UInt64(ProcessInfo.processInfo.environment["FEATUREGATE_MODEL_SEED"] ?? "") ?? 0x5EED_0010
+        var steps = 0
+        for offset in 0..<UInt64(Self.sequences) {
+            let seed = baseSeed &+ offset
+            var generator = SeededGenerator(seed: seed)
+            let sequence = (0..<Self.stepsPerSequence).map { _ in ConsentStep.random(using: &generator) }
+            steps += sequence.count
+            guard let failure = await firstDisagreement(sequence) else { continue }
+            let shortest = await shrink(Array(sequence.prefix(failure.index + 1)))
+            let replay = await firstDisagreement(shortest)
+            Issue.record(
+                """
+                seed \(seed) (replay with FEATUREGATE_MODEL_SEED=\(seed)): step \(failure.index): \(failure.what)
+                shortest failing sequence (\(shortest.count) steps), failing with: \(replay?.what ?? "?")
+                \(shortest.enumerated().map { "  \($0.offset). \($0.element)" }.joined(separator: "\n"))
+                """)
+            return
+        }
+        #expect(steps == Self.sequences * Self.stepsPerSequence)
+    }
+
+    @Test func theModelCatchesAGateThatForgetsARefusal() async {
+        // The harness must be able to fail: a model that forgets refusals at relaunch disagrees with the gate on
+        // scenario 1 (a denial the ledger could not record).
+        var model = ConsentModel()
+        let steps: [ConsentStep] = [
+            .consent(.granted, .analytics), .failNextLedgerAppend, .consent(.denied, .analytics),
+            .relaunch(configuration: [], bumpPolicy: false, reset: false),
+        ]
+        for step in steps { model.apply(step) }
+        if case .record(var record) = model.stored {
+            record.denied = []
+            record.decided = []
+            model.stored = .record(record)
+        }
+        model.relaunch(configuration: [], policyVersion: 1, reset: false)
+        let system = ConsentSystem()
+        for step in steps { await system.apply(step) }
+        #expect(await system.consent.status(for: .analytics) == .denied)
+        #expect(model.status(.analytics) == .granted)
+        #expect(await disagreement(model, system) != nil)
+    }
+}
+
+@Suite struct ConsentModelConcurrencyTests {
+    /// Eight tasks drive one launch at once (app decisions, the kill switch, consent, ATT), 4,000 steps in all.
+    /// No interleaving may break the layering: afterwards every flag's reason agrees with the effective set, every
+    /// refused category withholds its features, and a relaunch over the same store and ledger restores exactly
+    /// the same effective set (with the never-persisted kill switch lifted).
+    @Test func concurrentStepsKeepTheLayersConsistentAndPersistExactlyWhatHolds() async {
+        let system = ConsentSystem()
+        let seed = UInt64(ProcessInfo.processInfo.environment["FEATUREGATE_MODEL_SEED"] ?? "") ?? 0xC0DE_0010
+        await withTaskGroup(of: Void.self) { group in
+            for task in 0..<8 {
+                group.addTask {
+                    var generator = SeededGenerator(seed: seed &+ UInt64(task))
+                    for _ in 0..<500 {
+                        let step = ConsentStep.random(using: &generator)
+                        switch step {
+                        case .relaunch, .failNextLedgerAppend, .failNextSave, .corruptStore: continue
+                        default: await system.apply(step)
+                        }
+                    }
+                }
+            }
+        }
+        let privacy = system.privacy
+        let statuses = await system.consent.allStatuses
+        let effective = privacy.enabledFeatures
+        for reason in privacy.reasons() {
+            #expect(reason.isEnabled == effective.contains(reason.feature), "seed \(seed): \(reason)")
+            for (category, features) in ConsentPolicy.default.features where features.contains(reason.feature) {
+                let status = statuses[category] ?? .unknown
+                #expect(
+                    (reason.withholdingConsent[category] != nil) == (status != .granted),
+                    "seed \(seed): \(reason) with \(category) \(status)")
+            }
+        }
+        privacy.remoteDisabledFeatures = []
+        let beforeRelaunch = privacy.enabledFeatures
+        system.relaunch(configuration: [], reset: false)
+        #expect(system.privacy.enabledFeatures == beforeRelaunch, "seed \(seed)")
+        #expect(await system.consent.allStatuses == statuses, "seed \(seed)")
+    }
+}
