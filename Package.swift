@@ -91,7 +91,7 @@ let package = Package(
         ),
         .testTarget(
             name: "FeatureGateIABTests",
-            dependencies: ["FeatureGate", "FeatureGateIAB", "FeatureGateCLI", "tcf-fuzzer"]
+            dependencies: ["FeatureGate", "FeatureGateIAB", "FeatureGateCLI", "tcf-fuzzer", "PackageTestSupport"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -1,4 +1,5 @@
 import Foundation
+import PackageTestSupport
 import Testing
 
 /// The IAB fuzz target's invariants hold on its committed seed corpus in a plain build, so a broken seed or

@@ -1,25 +1,14 @@
 import FeatureGateIAB
 import Foundation
+import PackageTestSupport
 import Testing
-
-/// A small seeded generator (SplitMix64), so a failing run can be repeated from its printed seed.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 /// Randomized strings built field by field decode to exactly what was written: every field, both vendor encodings,
 /// restrictions and every optional segment. A failure prints its seed.
 @Suite struct TCStringRoundTripTests {
     @Test func randomStringsDecodeToWhatWasWritten() throws {
         let seed = UInt64.random(in: 0...UInt64.max)
-        var random = SeededGenerator(state: seed)
+        var random = SeededGenerator(seed: seed)
         for iteration in 0..<400 {
             var fields = CoreFields()
             fields.created = Int.random(in: 0..<(1 << 36), using: &random)

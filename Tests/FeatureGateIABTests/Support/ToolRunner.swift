@@ -1,4 +1,5 @@
 import Foundation
+import PackageTestSupport
 
 /// One run of an executable the package builds.
 struct ToolRun {
@@ -14,25 +15,15 @@ struct ToolRun {
     }
 }
 
-/// The package's root directory (three levels above this file).
-let packageRoot = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-    .deletingLastPathComponent().deletingLastPathComponent()
-
 /// Runs `featuregate` with `arguments` in `directory`.
 func featuregate(_ arguments: [String], in directory: URL = packageRoot) throws -> ToolRun {
     try runBuiltExecutable("featuregate", arguments, in: directory)
 }
 
-/// Runs an executable of the package, built next to the test bundle; output goes to files so it never blocks.
+/// Runs an executable of the package (found by `builtProduct`); output goes to files so it never blocks.
 func runBuiltExecutable(_ name: String, _ arguments: [String], in directory: URL) throws -> ToolRun {
     let process = Process()
-    var binaries = URL(filePath: CommandLine.arguments[0]).deletingLastPathComponent()
-    while !FileManager.default.fileExists(atPath: binaries.appending(path: name).path(percentEncoded: false)),
-        binaries.path(percentEncoded: false) != "/"
-    {
-        binaries.deleteLastPathComponent()
-    }
-    process.executableURL = binaries.appending(path: name)
+    process.executableURL = try builtProduct(name)
     process.arguments = arguments
     process.currentDirectoryURL = directory
     let io = URL(filePath: NSTemporaryDirectory()).appending(path: "featuregate-iab-io-\(UUID().uuidString)")
