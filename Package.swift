@@ -33,7 +33,7 @@ let package = Package(
         .target(name: "FeatureGateIAB", dependencies: ["FeatureGate"]),
         .executableTarget(
             name: "consent-demo",
-            dependencies: ["FeatureGate", "FeatureGateConfig", "NoopRuntime"],
+            dependencies: ["FeatureGate", "FeatureGateConfig", "FeatureGateIAB", "NoopRuntime"],
             path: "Examples/ConsentDemo"
         ),
         // A child process for the killed-writer test: it saves to a FileFeatureStore in a loop until killed.
@@ -91,7 +91,9 @@ let package = Package(
         ),
         .testTarget(
             name: "FeatureGateIABTests",
-            dependencies: ["FeatureGate", "FeatureGateIAB", "FeatureGateCLI", "tcf-fuzzer", "PackageTestSupport"]
+            dependencies: [
+                "FeatureGate", "FeatureGateIAB", "FeatureGateCLI", "tcf-fuzzer", "consent-demo", "PackageTestSupport",
+            ]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -9,6 +9,7 @@ enum DemoStep: CustomStringConvertible {
     case grant(ConsentCategory)
     case deny(ConsentCategory)
     case att(TrackingAuthorizationStatus)
+    case cmp(String)
     case revokeAll
 
     var description: String {
@@ -19,6 +20,7 @@ enum DemoStep: CustomStringConvertible {
         case .grant(let category): "grant:\(category)"
         case .deny(let category): "deny:\(category)"
         case .att(let status): "att:\(status)"
+        case .cmp(let path): "cmp:\(path)"
         case .revokeAll: "revoke-all"
         }
     }
@@ -42,6 +44,10 @@ struct DemoOptions {
                              grant:CATEGORY, deny:CATEGORY   consent (analytics, advertising, thirdPartySharing)
                              att:STATUS                      App Tracking Transparency reports STATUS
                                                              (notDetermined, restricted, denied, authorized)
+                             cmp:FILE                        a consent platform's answer: FILE is a JSON
+                                                             object of the IAB keys a CMP writes (e.g.
+                                                             Examples/CMP/eu-analytics-only.json), applied
+                                                             through FeatureGateIAB's CMPConsentSource
                              track:N                         N sample events, sanitized, then a flush
                              enable:FEATURE, disable:FEATURE the app switches a feature directly (push,
                                                              analytics, message_center, contacts, ... or all)
@@ -85,8 +91,8 @@ struct DemoOptions {
             let parts = step.split(separator: ":", maxSplits: 1).map(String.init)
             guard parts.count == 2 else {
                 throw DemoError(
-                    "step \"\(step)\": expected grant:CATEGORY, deny:CATEGORY, att:STATUS, track:N, enable:FEATURE, "
-                        + "disable:FEATURE or revoke-all")
+                    "step \"\(step)\": expected grant:CATEGORY, deny:CATEGORY, att:STATUS, cmp:FILE, track:N, "
+                        + "enable:FEATURE, disable:FEATURE or revoke-all")
             }
             switch parts[0] {
             case "enable": return .enable(try feature(parts[1]), parts[1])
@@ -100,6 +106,7 @@ struct DemoOptions {
                             + TrackingAuthorizationStatus.allCases.map(\.rawValue).joined(separator: ", "))
                 }
                 return .att(status)
+            case "cmp": return .cmp(parts[1])
             case "track":
                 guard let count = Int(parts[1]), count >= 0 else {
                     throw DemoError("step \"\(step)\": expected a count of 0 or more after track:")
@@ -107,8 +114,8 @@ struct DemoOptions {
                 return .track(count)
             default:
                 throw DemoError(
-                    "step \"\(step)\": unknown action \"\(parts[0])\"; expected grant, deny, att, track, enable, "
-                        + "disable or revoke-all")
+                    "step \"\(step)\": unknown action \"\(parts[0])\"; expected grant, deny, att, cmp, track, "
+                        + "enable, disable or revoke-all")
             }
         }
     }

@@ -184,6 +184,8 @@ for (index, step) in options.steps.enumerated() {
             }
         }
         notes = order.map { seen[$0, default: 1] > 1 ? "\($0) (x\(seen[$0, default: 1]))" : $0 }
+    case .cmp(let path):
+        detail = await applyCMPKeys(path, to: sdk.consent, notes: &notes)
     case .revokeAll:
         let report = await sdk.revokeAll()
         revocation = report
