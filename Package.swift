@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "NoopRuntime", targets: ["NoopRuntime"]),
         // App Tracking Transparency and AdSupport: an app adds this product only when it tracks.
         .library(name: "FeatureGateTracking", targets: ["FeatureGateTracking"]),
+        .library(name: "FeatureGateIAB", targets: ["FeatureGateIAB"]),
         // Not `featuregate` for the target: on a case-insensitive file system it would clash with FeatureGate.
         .executable(name: "featuregate", targets: ["FeatureGateCLI"]),
     ],
@@ -28,9 +29,11 @@ let package = Package(
         .target(name: "NoopRuntime", dependencies: ["FeatureGate"]),
         // The system adapter for App Tracking Transparency; empty where the framework does not exist (Linux).
         .target(name: "FeatureGateTracking", dependencies: ["FeatureGate"]),
+        // Consent-platform signals: IAB TCF v2.2, US Privacy and GPP strings, the CMP's keys, Consent Mode.
+        .target(name: "FeatureGateIAB", dependencies: ["FeatureGate"]),
         .executableTarget(
             name: "consent-demo",
-            dependencies: ["FeatureGate", "FeatureGateConfig", "NoopRuntime"],
+            dependencies: ["FeatureGate", "FeatureGateConfig", "FeatureGateIAB", "NoopRuntime"],
             path: "Examples/ConsentDemo"
         ),
         // A child process for the killed-writer test: it saves to a FileFeatureStore in a loop until killed.
@@ -51,7 +54,8 @@ let package = Package(
         ),
         // FeatureGateConfig: the `featuregate` tool, and the config reader's fuzz target, which replays files
         // in a plain build and runs libFuzzer when scripts/fuzz-config.sh builds it with -DFUZZING.
-        .executableTarget(name: "FeatureGateCLI", dependencies: ["FeatureGate", "FeatureGateConfig"]),
+        .executableTarget(
+            name: "FeatureGateCLI", dependencies: ["FeatureGate", "FeatureGateConfig", "FeatureGateIAB"]),
         // The fuzz targets' shared checks (ConfigFuzz) and the structure-aware generator of config documents.
         .target(
             name: "ConfigFuzzing",
@@ -76,6 +80,19 @@ let package = Package(
                 "FeatureGate", "FeatureGateConfig", "FeatureGateCLI", "ConfigFuzzing", "config-fuzzer",
                 "PackageTestSupport",
                 "config-structure-fuzzer",
+            ]
+        ),
+        // The IAB decoders' fuzz target: replays files in a plain build, runs libFuzzer under scripts/fuzz-tcf.sh.
+        .executableTarget(
+            name: "tcf-fuzzer",
+            dependencies: ["FeatureGate", "FeatureGateIAB"],
+            path: "Tests/Fuzz/TCFFuzzer",
+            exclude: ["Corpus", "tcf.dict"]
+        ),
+        .testTarget(
+            name: "FeatureGateIABTests",
+            dependencies: [
+                "FeatureGate", "FeatureGateIAB", "FeatureGateCLI", "tcf-fuzzer", "consent-demo", "PackageTestSupport",
             ]
         ),
     ],

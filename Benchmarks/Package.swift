@@ -19,6 +19,7 @@ let package = Package(
                 .product(name: "Benchmark", package: "benchmark"),
                 .product(name: "FeatureGate", package: "FeatureGate"),
                 .product(name: "FeatureGateConfig", package: "FeatureGate"),
+                .product(name: "FeatureGateIAB", package: "FeatureGate"),
                 .product(name: "NoopRuntime", package: "FeatureGate"),
             ],
             path: "Benchmarks/FeatureGateBenchmarks",

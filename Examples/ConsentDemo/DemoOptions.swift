@@ -10,6 +10,7 @@ enum DemoStep: CustomStringConvertible {
     case grant(ConsentCategory)
     case deny(ConsentCategory)
     case att(TrackingAuthorizationStatus)
+    case cmp(String)
     case revokeAll
 
     var description: String {
@@ -21,6 +22,7 @@ enum DemoStep: CustomStringConvertible {
         case .grant(let category): "grant:\(category)"
         case .deny(let category): "deny:\(category)"
         case .att(let status): "att:\(status)"
+        case .cmp(let path): "cmp:\(path)"
         case .revokeAll: "revoke-all"
         }
     }
@@ -45,6 +47,10 @@ struct DemoOptions {
                              grant:CATEGORY, deny:CATEGORY   consent (analytics, advertising, thirdPartySharing)
                              att:STATUS                      App Tracking Transparency reports STATUS
                                                              (notDetermined, restricted, denied, authorized)
+                             cmp:FILE                        a consent platform's answer: FILE is a JSON
+                                                             object of the IAB keys a CMP writes (e.g.
+                                                             Examples/CMP/eu-analytics-only.json), applied
+                                                             through FeatureGateIAB's CMPConsentSource
                              track:N                         N sample events, sanitized, then a flush
                              track-pending:N                 N sample events; the flush is left running
                                                              once its first upload reached the collector
@@ -104,9 +110,8 @@ struct DemoOptions {
             let parts = step.split(separator: ":", maxSplits: 1).map(String.init)
             guard parts.count == 2 else {
                 throw DemoError(
-                    "step \"\(step)\": expected grant:CATEGORY, deny:CATEGORY, att:STATUS, track:N, track-pending:N, "
-                        + "enable:FEATURE, "
-                        + "disable:FEATURE or revoke-all")
+                    "step \"\(step)\": expected grant:CATEGORY, deny:CATEGORY, att:STATUS, cmp:FILE, track:N, "
+                        + "track-pending:N, enable:FEATURE, disable:FEATURE or revoke-all")
             }
             switch parts[0] {
             case "enable": return .enable(try feature(parts[1]), parts[1])
@@ -120,6 +125,7 @@ struct DemoOptions {
                             + TrackingAuthorizationStatus.allCases.map(\.rawValue).joined(separator: ", "))
                 }
                 return .att(status)
+            case "cmp": return .cmp(parts[1])
             case "track", "track-pending":
                 guard let count = Int(parts[1]), count >= 0 else {
                     throw DemoError("step \"\(step)\": expected a count of 0 or more after \(parts[0]):")
@@ -127,9 +133,8 @@ struct DemoOptions {
                 return parts[0] == "track" ? .track(count) : .trackPending(count)
             default:
                 throw DemoError(
-                    "step \"\(step)\": unknown action \"\(parts[0])\"; expected grant, deny, att, track, track-pending, "
-                        + "enable, "
-                        + "disable or revoke-all")
+                    "step \"\(step)\": unknown action \"\(parts[0])\"; expected grant, deny, att, cmp, track, "
+                        + "track-pending, enable, disable or revoke-all")
             }
         }
     }

@@ -203,6 +203,8 @@ for (index, step) in options.steps.enumerated() {
         }
         let reached = sdk.collector.requests.count > before
         detail = reached ? " — the upload reached the collector; the flush is still running" : " — nothing uploaded"
+    case .cmp(let path):
+        detail = await applyCMPKeys(path, to: sdk.consent, notes: &notes)
     case .revokeAll:
         let report = await sdk.revokeAll()
         revocation = report

@@ -19,6 +19,7 @@ enum FeatureGateTool {
           check     Validate config files: one line per problem, exit 1 if any file is invalid.
           explain   Show every feature, on or off, and why (configuration, stored state, reset).
           convert   Write a config as JSON, an XML plist or a binary plist.
+          tcf       Decode IAB consent strings and apply a CMP's keys ('featuregate tcf --help').
 
         Run 'featuregate <command> --help' for a command's options.
         """
@@ -33,11 +34,13 @@ enum FeatureGateTool {
         case "check": return runCommand(CheckCommand.self, rest, console: &console)
         case "explain": return runCommand(ExplainCommand.self, rest, console: &console)
         case "convert": return runCommand(ConvertCommand.self, rest, console: &console)
+        case "tcf": return TCFCommand.run(rest, console: &console)
         case "--help", "-h", "help":
             switch rest.first {
             case "check": console.out(CheckCommand.help)
             case "explain": console.out(ExplainCommand.help)
             case "convert": console.out(ConvertCommand.help)
+            case "tcf": console.out(TCFCommand.overview)
             case nil: console.out(overview)
             case let other?:
                 console.err("featuregate: error: unknown command '\(other)'")
@@ -46,7 +49,7 @@ enum FeatureGateTool {
             return success
         default:
             let hint =
-                NameMatching.closest(to: command, among: ["check", "explain", "convert"])
+                NameMatching.closest(to: command, among: ["check", "explain", "convert", "tcf"])
                 .map { "; did you mean '\($0)'?" } ?? ""
             console.err("featuregate: error: unknown command '\(command)'\(hint)")
             console.err("Run 'featuregate --help' for the commands.")

@@ -9,5 +9,6 @@ let benchmarks: @Sendable () -> Void = {
     registerObserverBenchmarks()  // 5: toggling a feature with 0, 1, 10 and 100 observers
     registerConfigBenchmarks()  // 6: loading a config as XML plist, binary plist and JSON beside a bare decode
     registerStartupBenchmarks()  // 7: start-up with a 1,000-record ledger beside a bare decode; a consent change
+    registerTCFBenchmarks()  // issue 13: decoding a TC string with 1,000 vendors (reported, not budgeted)
     registerHarnessBenchmarks()  // proves the allocation counter is live; the floor under async benchmarks
 }

@@ -12,6 +12,9 @@ public enum ConsentSource: String, Sendable, Hashable, CaseIterable, Codable {
     case migration
     /// A server (e.g. a consent-management platform) said so.
     case remote
+    /// A consent management platform on the device, read from the IAB keys it writes (`IABTCF_*`, US Privacy,
+    /// GPP) by FeatureGateIAB's `CMPConsentSource`; recorded only when the platform's answer changes.
+    case cmp
 }
 
 /// One entry of the consent audit trail: a category's status changed.

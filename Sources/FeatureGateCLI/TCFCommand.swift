@@ -1,0 +1,361 @@
+import FeatureGate
+import FeatureGateIAB
+import Foundation
+
+/// `featuregate tcf decode|apply`: decode a consent string, or apply a CMP's keys as a default-off app would.
+///
+/// Exit statuses: 0 valid, 1 a string or key file is malformed (diagnostics say where), 2 a usage error.
+enum TCFCommand {
+    static let overview = """
+        OVERVIEW: Decode IAB consent signals and show what they allow.
+
+        USAGE: featuregate tcf <subcommand> [options]
+
+        SUBCOMMANDS:
+          decode    Decode a TCF v2 TC string: every field of every segment.
+          apply     Read a CMP's keys (IABTCF_*, IABUSPrivacy_String, IABGPP_*) and show the consent they give.
+
+        Run 'featuregate tcf <subcommand> --help' for a subcommand's options.
+        """
+
+    static func run(_ arguments: [String], console: inout Console) -> Int32 {
+        guard let subcommand = arguments.first else {
+            console.err(overview)
+            return FeatureGateTool.usageFailure
+        }
+        let rest = Array(arguments.dropFirst())
+        switch subcommand {
+        case "decode": return run(TCFDecodeCommand.self, rest, console: &console)
+        case "apply": return run(TCFApplyCommand.self, rest, console: &console)
+        case "--help", "-h", "help":
+            console.out(overview)
+            return FeatureGateTool.success
+        default:
+            console.err("featuregate tcf: error: unknown subcommand '\(subcommand)'; expected 'decode' or 'apply'")
+            console.err("Run 'featuregate tcf --help' for the subcommands.")
+            return FeatureGateTool.usageFailure
+        }
+    }
+
+    private static func run<Command: ToolCommand>(
+        _ command: Command.Type, _ arguments: [String], console: inout Console
+    ) -> Int32 {
+        do {
+            let parsed = try ParsedArguments(
+                arguments, flags: Command.flags.union(["--help", "-h"]), valued: Command.valued)
+            if parsed.flags.contains("--help") || parsed.flags.contains("-h") {
+                console.out(Command.help)
+                return FeatureGateTool.success
+            }
+            return try Command.run(parsed, console: &console)
+        } catch {
+            console.err("featuregate \(Command.name): error: \(error.message)")
+            console.err("Usage: \(Command.usage)")
+            console.err("Run 'featuregate \(Command.name) --help' for more.")
+            return FeatureGateTool.usageFailure
+        }
+    }
+}
+
+/// JSON building blocks shared by the `tcf` subcommands.
+enum TCFJSON {
+    static func string(_ text: String) -> String { CheckCommand.json(text) }
+
+    static func ids<IDs: Sequence<Int>>(_ ids: IDs) -> String {
+        "[" + ids.map(String.init).joined(separator: ",") + "]"
+    }
+
+    /// ISO 8601 in UTC, with tenths of a second only when the value has them (TC string dates are deciseconds).
+    static func date(_ date: Date) -> String {
+        let deciseconds = Int((date.timeIntervalSince1970 * 10).rounded())
+        let whole = Date(timeIntervalSince1970: Double(deciseconds / 10))
+        var text = whole.formatted(.iso8601)
+        if deciseconds % 10 != 0 { text = String(text.dropLast()) + ".\(deciseconds % 10)Z" }
+        return text
+    }
+
+    static func object(_ members: [(String, String)]) -> String {
+        "{" + members.map { "\(string($0.0)):\($0.1)" }.joined(separator: ",") + "}"
+    }
+}
+
+/// `featuregate tcf decode TCSTRING [--json]`.
+enum TCFDecodeCommand: ToolCommand {
+    static let name = "tcf decode"
+    static let usage = "featuregate tcf decode [--json] TCSTRING"
+    static let flags: Set<String> = ["--json"]
+    static let valued: Set<String> = []
+
+    static let help = """
+        OVERVIEW: Decode a TCF v2 TC string (IABTCF_TCString): the core segment and any disclosed-vendors,
+        allowed-vendors and publisher-TC segments, base64url with or without padding.
+
+        USAGE: \(usage)
+
+        OPTIONS:
+          --json              Print one JSON object: version, created, lastUpdated (ISO 8601, UTC), cmpId,
+                              cmpVersion, consentScreen, consentLanguage, vendorListVersion, tcfPolicyVersion,
+                              isServiceSpecific, useNonStandardTexts, purposeOneTreatment, publisherCC,
+                              specialFeatureOptIns, purposeConsents, purposeLegitimateInterests, vendorConsents,
+                              vendorLegitimateInterests (ascending IDs), publisherRestrictions
+                              ([{"purpose", "type", "vendors"}]), disclosedVendors, allowedVendors,
+                              publisherPurposeConsents, publisherPurposeLegitimateInterests,
+                              customPurposeConsents, customPurposeLegitimateInterests (empty when a segment is
+                              absent) and diagnostics ([{"severity", "segment", "field", "bitOffset", "message"}]).
+                              For a malformed string every other value is null.
+          -h, --help          Show this help.
+
+        EXIT STATUS: 0 the string is valid, 1 it is malformed or unsupported (TCF v1, say), 2 usage error.
+        """
+
+    static func run(_ arguments: ParsedArguments, console: inout Console) throws(UsageError) -> Int32 {
+        guard arguments.operands.count == 1, let string = arguments.operands.first else {
+            throw UsageError(message: arguments.operands.isEmpty ? "no TCSTRING given" : "decode takes one TCSTRING")
+        }
+        let asJSON = arguments.flags.contains("--json")
+        do {
+            let tc = try TCString(string)
+            if asJSON {
+                console.out(json(tc))
+            } else {
+                for line in text(tc) { console.out(line) }
+            }
+            return FeatureGateTool.success
+        } catch {
+            if asJSON {
+                console.out(json(error))
+            } else {
+                console.out("error: \(error)")
+            }
+            return FeatureGateTool.failure
+        }
+    }
+
+    static let fieldNames = [
+        "version", "created", "lastUpdated", "cmpId", "cmpVersion", "consentScreen", "consentLanguage",
+        "vendorListVersion", "tcfPolicyVersion", "isServiceSpecific", "useNonStandardTexts", "purposeOneTreatment",
+        "publisherCC", "specialFeatureOptIns", "purposeConsents", "purposeLegitimateInterests", "vendorConsents",
+        "vendorLegitimateInterests", "publisherRestrictions", "disclosedVendors", "allowedVendors",
+        "publisherPurposeConsents", "publisherPurposeLegitimateInterests", "customPurposeConsents",
+        "customPurposeLegitimateInterests", "diagnostics",
+    ]
+
+    static func json(_ tc: TCString) -> String {
+        let restrictions = tc.publisherRestrictions.map {
+            TCFJSON.object([
+                ("purpose", "\($0.purpose)"), ("type", TCFJSON.string($0.type.rawValue)),
+                ("vendors", TCFJSON.ids($0.vendors)),
+            ])
+        }
+        let diagnostics = tc.warnings.map {
+            TCFJSON.object([
+                ("severity", TCFJSON.string("warning")), ("segment", TCFJSON.string("core")), ("field", "null"),
+                ("bitOffset", "null"), ("message", TCFJSON.string($0.description)),
+            ])
+        }
+        let values: [String] = [
+            "\(tc.version)", TCFJSON.string(TCFJSON.date(tc.created)), TCFJSON.string(TCFJSON.date(tc.lastUpdated)),
+            "\(tc.cmpID)", "\(tc.cmpVersion)", "\(tc.consentScreen)", TCFJSON.string(tc.consentLanguage),
+            "\(tc.vendorListVersion)", "\(tc.tcfPolicyVersion)", "\(tc.isServiceSpecific)",
+            "\(tc.useNonStandardTexts)", "\(tc.purposeOneTreatment)", TCFJSON.string(tc.publisherCountryCode),
+            TCFJSON.ids(tc.specialFeatureOptIns), TCFJSON.ids(tc.purposeConsents),
+            TCFJSON.ids(tc.purposeLegitimateInterests), TCFJSON.ids(tc.vendorConsents),
+            TCFJSON.ids(tc.vendorLegitimateInterests), "[" + restrictions.joined(separator: ",") + "]",
+            TCFJSON.ids(tc.disclosedVendors ?? []), TCFJSON.ids(tc.allowedVendors ?? []),
+            TCFJSON.ids(tc.publisherTC?.purposeConsents ?? []),
+            TCFJSON.ids(tc.publisherTC?.purposeLegitimateInterests ?? []),
+            TCFJSON.ids(tc.publisherTC?.customPurposeConsents ?? []),
+            TCFJSON.ids(tc.publisherTC?.customPurposeLegitimateInterests ?? []),
+            "[" + diagnostics.joined(separator: ",") + "]",
+        ]
+        return TCFJSON.object(Array(zip(fieldNames, values)))
+    }
+
+    static func json(_ error: TCStringError) -> String {
+        let diagnostic = TCFJSON.object([
+            ("severity", TCFJSON.string("error")), ("segment", TCFJSON.string(error.segment.rawValue)),
+            ("field", TCFJSON.string(error.field)), ("bitOffset", "\(error.bitOffset)"),
+            ("message", TCFJSON.string(error.description)),
+        ])
+        let values = fieldNames.dropLast().map { _ in "null" } + ["[" + diagnostic + "]"]
+        return TCFJSON.object(Array(zip(fieldNames, values)))
+    }
+
+    static func text(_ tc: TCString) -> [String] {
+        func list<IDs: Sequence<Int>>(_ ids: IDs?) -> String {
+            guard let ids else { return "(segment absent)" }
+            let text = ids.map(String.init).joined(separator: ", ")
+            return text.isEmpty ? "none" : text
+        }
+        var lines = [
+            "version: \(tc.version)",
+            "created: \(TCFJSON.date(tc.created))",
+            "lastUpdated: \(TCFJSON.date(tc.lastUpdated))",
+            "cmpId: \(tc.cmpID)",
+            "cmpVersion: \(tc.cmpVersion)",
+            "consentScreen: \(tc.consentScreen)",
+            "consentLanguage: \(tc.consentLanguage)",
+            "vendorListVersion: \(tc.vendorListVersion)",
+            "tcfPolicyVersion: \(tc.tcfPolicyVersion)",
+            "isServiceSpecific: \(tc.isServiceSpecific)",
+            "useNonStandardTexts: \(tc.useNonStandardTexts)",
+            "purposeOneTreatment: \(tc.purposeOneTreatment)",
+            "publisherCC: \(tc.publisherCountryCode)",
+            "specialFeatureOptIns: \(list(tc.specialFeatureOptIns))",
+            "purposeConsents: \(list(tc.purposeConsents))",
+            "purposeLegitimateInterests: \(list(tc.purposeLegitimateInterests))",
+            "vendorConsents: \(list(tc.vendorConsents))",
+            "vendorLegitimateInterests: \(list(tc.vendorLegitimateInterests))",
+        ]
+        if tc.publisherRestrictions.isEmpty { lines.append("publisherRestrictions: none") }
+        for restriction in tc.publisherRestrictions {
+            lines.append(
+                "publisherRestriction: purpose \(restriction.purpose) \(restriction.type.rawValue) "
+                    + "for vendors \(list(restriction.vendors))")
+        }
+        lines += [
+            "disclosedVendors: \(list(tc.disclosedVendors))",
+            "allowedVendors: \(list(tc.allowedVendors))",
+            "publisherPurposeConsents: \(list(tc.publisherTC?.purposeConsents))",
+            "publisherPurposeLegitimateInterests: \(list(tc.publisherTC?.purposeLegitimateInterests))",
+            "customPurposeConsents: \(list(tc.publisherTC?.customPurposeConsents))",
+            "customPurposeLegitimateInterests: \(list(tc.publisherTC?.customPurposeLegitimateInterests))",
+        ]
+        lines += tc.warnings.map { "warning: \($0)" }
+        return lines
+    }
+}
+
+/// `featuregate tcf apply --keys FILE [--json] [--vendor ID]`.
+enum TCFApplyCommand: ToolCommand {
+    static let name = "tcf apply"
+    static let usage = "featuregate tcf apply --keys FILE [--json] [--vendor ID] [--share-with ID]..."
+    static let flags: Set<String> = ["--json"]
+    static let valued: Set<String> = ["--keys", "--vendor", "--share-with"]
+
+    static let help = """
+        OVERVIEW: Read a CMP's keys as an app would and show the consent they give.
+
+        FILE is a JSON object of the keys a CMP writes: IABTCF_gdprApplies (a number), and as strings
+        IABTCF_TCString, IABTCF_PurposeConsents, IABTCF_PurposeLegitimateInterests, IABTCF_PublisherConsent,
+        IABTCF_PublisherLegitimateInterests, IABTCF_VendorConsents, IABTCF_VendorLegitimateInterests,
+        IABUSPrivacy_String, IABGPP_HDR_GppString and IABGPP_GppSID. Malformed signals fail closed: they grant
+        nothing, and the result is still printed.
+
+        USAGE: \(usage)
+
+        OPTIONS:
+          --keys FILE         The key file ('-' for standard input).
+          --json              Print one JSON object: {"categories": {CATEGORY: "granted"|"denied"|"unknown"},
+                              "features": [config names enabled in a default-off app under the default consent
+                              policy], "consentMode": {"analytics_storage", "ad_storage", "ad_user_data",
+                              "ad_personalization"}, "diagnostics": [{"severity", "key", "message"}]}.
+          --vendor ID         Read TCF for an SDK with IAB vendor ID ID (purpose keys and vendor bits) instead
+                              of the app's own processing (publisher keys).
+          --share-with ID     A vendor the app shares personal data with; with any, TCF decides
+                              thirdPartySharing. Repeat for more vendors.
+          -h, --help          Show this help.
+
+        EXIT STATUS: 0 every signal was read, 1 a signal (or the file) is malformed, 2 usage error.
+        """
+
+    static func run(_ arguments: ParsedArguments, console: inout Console) throws(UsageError) -> Int32 {
+        guard arguments.operands.isEmpty else {
+            throw UsageError(message: "unexpected argument '\(arguments.operands[0])'; give the file with --keys")
+        }
+        guard let path = try arguments.value("--keys") else { throw UsageError(message: "no --keys FILE given") }
+        var subject = TCFSubject.publisher
+        if let vendor = try arguments.value("--vendor") {
+            guard let id = Int(vendor), (1...65535).contains(id) else {
+                throw UsageError(message: "--vendor \(vendor): expected a vendor ID in 1...65535")
+            }
+            subject = .vendor(id)
+        }
+        var sharing: Set<Int> = []
+        for vendor in arguments.values["--share-with"] ?? [] {
+            guard let id = Int(vendor), (1...65535).contains(id) else {
+                throw UsageError(message: "--share-with \(vendor): expected a vendor ID in 1...65535")
+            }
+            sharing.insert(id)
+        }
+        var diagnostics: [CMPDiagnostic] = []
+        let keys = readKeys(path, diagnostics: &diagnostics)
+        let consent = CMPConsent(keys: keys, mapping: .default(sharingWith: sharing), subject: subject)
+        diagnostics += consent.diagnostics
+        let categories = (ConsentPolicy.default.categories + consent.decisions.keys).reduce(into: [ConsentCategory]()) {
+            if !$0.contains($1) { $0.append($1) }
+        }.sorted()
+        let features = FeatureCatalog.builtIn.names(of: consent.enabledFeatures()).sorted()
+        let modeKeys = ["analytics_storage", "ad_storage", "ad_user_data", "ad_personalization"]
+        let parameters = consent.consentMode.parameters
+        if arguments.flags.contains("--json") {
+            let categoryJSON = TCFJSON.object(
+                categories.map { ($0.rawValue, TCFJSON.string(consent.status(for: $0).rawValue)) })
+            let modeJSON = TCFJSON.object(modeKeys.map { ($0, TCFJSON.string(parameters[$0] ?? "denied")) })
+            let diagnosticsJSON = diagnostics.map {
+                TCFJSON.object([
+                    ("severity", TCFJSON.string($0.severity.rawValue)), ("key", TCFJSON.string($0.key)),
+                    ("message", TCFJSON.string($0.message)),
+                ])
+            }
+            console.out(
+                TCFJSON.object([
+                    ("categories", categoryJSON),
+                    ("features", "[" + features.map(TCFJSON.string).joined(separator: ",") + "]"),
+                    ("consentMode", modeJSON), ("diagnostics", "[" + diagnosticsJSON.joined(separator: ",") + "]"),
+                ]))
+        } else {
+            for category in categories { console.out("\(category): \(consent.status(for: category).rawValue)") }
+            console.out("features: \(features.isEmpty ? "none" : features.joined(separator: ", "))")
+            for key in modeKeys { console.out("\(key): \(parameters[key] ?? "denied")") }
+            for diagnostic in diagnostics { console.out(diagnostic.description) }
+        }
+        return diagnostics.contains { $0.severity == .error } ? FeatureGateTool.failure : FeatureGateTool.success
+    }
+
+    /// The key file as CMP values; a file that cannot be read, or a value of the wrong kind, is an error
+    /// diagnostic and contributes nothing.
+    static func readKeys(_ path: String, diagnostics: inout [CMPDiagnostic]) -> [String: CMPValue] {
+        let data: Data
+        do {
+            if path == "-" {
+                data = try FileHandle.standardInput.readToEnd() ?? Data()
+            } else {
+                data = try Data(contentsOf: URL(filePath: path))
+            }
+        } catch {
+            diagnostics.append(
+                CMPDiagnostic(severity: .error, key: path, message: "cannot read the key file (\(error))"))
+            return [:]
+        }
+        guard let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else {
+            diagnostics.append(
+                CMPDiagnostic(severity: .error, key: path, message: "not a JSON object of CMP keys; nothing read"))
+            return [:]
+        }
+        var keys: [String: CMPValue] = [:]
+        for (key, value) in object.sorted(by: { $0.key < $1.key }) {
+            guard CMPKey.all.contains(key) else {
+                diagnostics.append(
+                    CMPDiagnostic(severity: .warning, key: key, message: "not a key FeatureGate reads; ignored"))
+                continue
+            }
+            if let string = value as? String {
+                keys[key] = .string(string)
+            } else if let number = value as? NSNumber, String(cString: number.objCType) != "c",
+                let integer = Int(exactly: number.doubleValue)
+            {
+                // JSON true and false arrive as NSNumbers of type "c"; they are not numbers a CMP writes.
+                keys[key] = .number(integer)
+            } else {
+                diagnostics.append(
+                    CMPDiagnostic(
+                        severity: .error, key: key,
+                        message:
+                            "found \(value is NSNumber ? "a Boolean" : "\(value)"), expected a number or a string; "
+                            + "ignored, failing closed"))
+            }
+        }
+        return keys
+    }
+}

@@ -1,0 +1,149 @@
+import Foundation
+
+/// A decoded IAB TCF v2 Transparency & Consent string (TCF v2.2), with every field of every segment.
+///
+/// Decode with ``init(_:)``; a string that is malformed, truncated or of another TCF version throws a
+/// ``TCStringError`` and grants nothing. Optional segments that are absent read as `nil`. Decoding is pure: it
+/// reads nothing else and stores nothing.
+public struct TCString: Sendable, Hashable {
+    /// The TCF version of the string; always 2 for a decoded string.
+    public var version: Int
+    /// When the string was first created (to the decisecond).
+    public var created: Date
+    /// When the string was last updated (to the decisecond).
+    public var lastUpdated: Date
+    /// The ID of the consent management platform that wrote the string.
+    public var cmpID: Int
+    /// The CMP's version.
+    public var cmpVersion: Int
+    /// The screen of the CMP on which consent was given.
+    public var consentScreen: Int
+    /// The two-letter language (ISO 639-1, upper case) of the consent screen.
+    public var consentLanguage: String
+    /// The version of the Global Vendor List used.
+    public var vendorListVersion: Int
+    /// The TCF policy version (4 for TCF v2.2).
+    public var tcfPolicyVersion: Int
+    /// Whether the signals apply only to the service that wrote them (not shared across services).
+    public var isServiceSpecific: Bool
+    /// Whether the CMP used non-standard texts (formerly `UseNonStandardStacks`).
+    public var useNonStandardTexts: Bool
+    /// The special features the user opted in to (1–12).
+    public var specialFeatureOptIns: TCFIDSet
+    /// The purposes the user consented to (1–24).
+    public var purposeConsents: TCFIDSet
+    /// The purposes whose legitimate interest the user did not object to (1–24).
+    public var purposeLegitimateInterests: TCFIDSet
+    /// Whether purpose 1 was not disclosed (publisher in a country that treats it differently).
+    public var purposeOneTreatment: Bool
+    /// The publisher's country (ISO 3166-1 alpha-2, upper case).
+    public var publisherCountryCode: String
+    /// The vendors the user consented to.
+    public var vendorConsents: TCFIDSet
+    /// The vendors whose legitimate interest the user did not object to.
+    public var vendorLegitimateInterests: TCFIDSet
+    /// The publisher's restrictions, in the order the string lists them.
+    public var publisherRestrictions: [TCFPublisherRestriction]
+    /// The disclosed-vendors segment, when present.
+    public var disclosedVendors: TCFIDSet?
+    /// The allowed-vendors segment, when present (no longer written under TCF v2.2, still decoded).
+    public var allowedVendors: TCFIDSet?
+    /// The publisher-TC segment, when present.
+    public var publisherTC: TCFPublisherTC?
+
+    /// Creates a value with every field given; for tests and tools. Decode strings with ``init(_:)``.
+    public init(
+        version: Int = 2, created: Date, lastUpdated: Date, cmpID: Int, cmpVersion: Int, consentScreen: Int,
+        consentLanguage: String, vendorListVersion: Int, tcfPolicyVersion: Int, isServiceSpecific: Bool,
+        useNonStandardTexts: Bool, specialFeatureOptIns: TCFIDSet, purposeConsents: TCFIDSet,
+        purposeLegitimateInterests: TCFIDSet, purposeOneTreatment: Bool, publisherCountryCode: String,
+        vendorConsents: TCFIDSet, vendorLegitimateInterests: TCFIDSet,
+        publisherRestrictions: [TCFPublisherRestriction] = [], disclosedVendors: TCFIDSet? = nil,
+        allowedVendors: TCFIDSet? = nil, publisherTC: TCFPublisherTC? = nil
+    ) {
+        self.version = version
+        self.created = created
+        self.lastUpdated = lastUpdated
+        self.cmpID = cmpID
+        self.cmpVersion = cmpVersion
+        self.consentScreen = consentScreen
+        self.consentLanguage = consentLanguage
+        self.vendorListVersion = vendorListVersion
+        self.tcfPolicyVersion = tcfPolicyVersion
+        self.isServiceSpecific = isServiceSpecific
+        self.useNonStandardTexts = useNonStandardTexts
+        self.specialFeatureOptIns = specialFeatureOptIns
+        self.purposeConsents = purposeConsents
+        self.purposeLegitimateInterests = purposeLegitimateInterests
+        self.purposeOneTreatment = purposeOneTreatment
+        self.publisherCountryCode = publisherCountryCode
+        self.vendorConsents = vendorConsents
+        self.vendorLegitimateInterests = vendorLegitimateInterests
+        self.publisherRestrictions = publisherRestrictions
+        self.disclosedVendors = disclosedVendors
+        self.allowedVendors = allowedVendors
+        self.publisherTC = publisherTC
+    }
+
+    /// Decodes `string`: the core segment, then any of the optional segments, separated by dots, each base64url
+    /// with or without `=` padding. Surrounding white space is not allowed.
+    ///
+    /// - Throws: ``TCStringError`` naming the segment, field and bit offset of the first problem. Bits after
+    ///   the last field of a segment (padding to a whole character) are ignored, as the specification says.
+    public init(_ string: String) throws(TCStringError) {
+        self = try TCStringDecoder.decode(string)
+    }
+}
+
+/// A restriction a publisher puts on how vendors may process one purpose.
+public struct TCFPublisherRestriction: Sendable, Hashable {
+    /// What the publisher requires.
+    public enum RestrictionType: String, Sendable, Hashable, CaseIterable {
+        /// The vendors may not process the purpose at all (type 0).
+        case notAllowed
+        /// The vendors may process the purpose only with consent (type 1).
+        case requireConsent
+        /// The vendors may process the purpose only under legitimate interest (type 2).
+        case requireLegitimateInterest
+    }
+
+    /// The purpose restricted (1–24).
+    public var purpose: Int
+    /// What the publisher requires.
+    public var type: RestrictionType
+    /// The vendors the restriction applies to.
+    public var vendors: TCFIDSet
+
+    /// Creates a restriction.
+    public init(purpose: Int, type: RestrictionType, vendors: TCFIDSet) {
+        self.purpose = purpose
+        self.type = type
+        self.vendors = vendors
+    }
+}
+
+/// The publisher-TC segment: the publisher's own purposes, and its custom purposes.
+public struct TCFPublisherTC: Sendable, Hashable {
+    /// The purposes the user consented to for the publisher's own processing (1–24).
+    public var purposeConsents: TCFIDSet
+    /// The purposes whose legitimate interest for the publisher the user did not object to (1–24).
+    public var purposeLegitimateInterests: TCFIDSet
+    /// How many custom purposes the publisher declared (0–63).
+    public var numberOfCustomPurposes: Int
+    /// The custom purposes the user consented to.
+    public var customPurposeConsents: TCFIDSet
+    /// The custom purposes whose legitimate interest the user did not object to.
+    public var customPurposeLegitimateInterests: TCFIDSet
+
+    /// Creates a segment.
+    public init(
+        purposeConsents: TCFIDSet, purposeLegitimateInterests: TCFIDSet, numberOfCustomPurposes: Int,
+        customPurposeConsents: TCFIDSet, customPurposeLegitimateInterests: TCFIDSet
+    ) {
+        self.purposeConsents = purposeConsents
+        self.purposeLegitimateInterests = purposeLegitimateInterests
+        self.numberOfCustomPurposes = numberOfCustomPurposes
+        self.customPurposeConsents = customPurposeConsents
+        self.customPurposeLegitimateInterests = customPurposeLegitimateInterests
+    }
+}

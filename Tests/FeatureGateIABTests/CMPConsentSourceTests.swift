@@ -1,0 +1,151 @@
+import FeatureGate
+import FeatureGateIAB
+import Foundation
+import Testing
+
+/// Keys a test changes while a source reads them, as a CMP writes UserDefaults.
+final class MutableCMPKeys: CMPKeyValueSource {
+    private let values: LockedValue<[String: CMPValue]>
+
+    init(_ values: [String: CMPValue] = [:]) {
+        self.values = LockedValue(values)
+    }
+
+    func set(_ values: [String: CMPValue]) { self.values.withLock { $0 = values } }
+
+    func cmpValue(forKey key: String) -> CMPValue? { values.withLock { $0[key] } }
+}
+
+/// A ledger whose appends fail while `failing` is set.
+final class FlakyLedger: ConsentLedger {
+    let inner = InMemoryConsentLedger()
+    let failing = LockedValue(false)
+
+    struct Refused: Error {}
+
+    func load() throws -> ConsentLedgerContents { try inner.load() }
+    func append(_ record: ConsentRecord) throws {
+        if failing.withLock({ $0 }) { throw Refused() }
+        try inner.append(record)
+    }
+    func exportJSONLines() throws -> Data { try inner.exportJSONLines() }
+}
+
+/// Applying a CMP's answer to a ConsentManager: only changes, recorded with the `cmp` source, never twice.
+@Suite struct CMPConsentSourceTests {
+    static let analyticsOnly: [String: CMPValue] = [
+        CMPKey.gdprApplies: .number(1), CMPKey.publisherConsent: .string("1000000100"),
+    ]
+    static let everything: [String: CMPValue] = [
+        CMPKey.gdprApplies: .number(1), CMPKey.publisherConsent: .string("1011001100"),
+    ]
+
+    private func setUp(
+        _ keys: [String: CMPValue], ledger: any ConsentLedger = InMemoryConsentLedger()
+    ) -> (PrivacyManager, ConsentManager, MutableCMPKeys, CMPConsentSource) {
+        let privacy = PrivacyManager(
+            configuration: PrivacyConfiguration(enabledFeatures: []), store: InMemoryFeatureStore())
+        let consent = ConsentManager(privacy: privacy, ledger: ledger)
+        let source = MutableCMPKeys(keys)
+        return (privacy, consent, source, CMPConsentSource(consentManager: consent, keys: source))
+    }
+
+    @Test func theFirstRefreshAppliesTheCMPsAnswerWithTheCMPSource() async throws {
+        let (privacy, consent, _, source) = setUp(Self.analyticsOnly)
+        let refresh = await source.refresh()
+        #expect(refresh.records.map(\.category) == [.advertising, .analytics])
+        #expect(refresh.records.allSatisfy { $0.source == .cmp })
+        #expect(await consent.status(for: .analytics) == .granted)
+        #expect(await consent.status(for: .advertising) == .denied)
+        #expect(privacy.isEnabled(.analytics))
+        #expect(!privacy.isEnabled(.contacts))
+    }
+
+    @Test func repeatedRefreshesRecordNothingMore() async throws {
+        let (_, consent, _, source) = setUp(Self.analyticsOnly)
+        await source.refresh()
+        let after = try await consent.records()
+        for _ in 0..<200 {
+            let refresh = await source.refresh()
+            #expect(refresh.records.isEmpty)
+        }
+        #expect(try await consent.records() == after)
+    }
+
+    @Test func concurrentRefreshesRecordEachChangeOnce() async throws {
+        let (_, consent, keys, source) = setUp(Self.analyticsOnly)
+        await withTaskGroup(of: Void.self) { group in
+            for index in 0..<2000 {
+                group.addTask {
+                    if index == 1000 { keys.set(Self.everything) }
+                    await source.refresh()
+                }
+            }
+        }
+        await source.refresh()
+        let records = try await consent.records()
+        // Each category's trail alternates: never the same status recorded twice in a row.
+        for category in [ConsentCategory.analytics, .advertising] {
+            let trail = records.filter { $0.category == category }.map(\.newStatus)
+            #expect(zip(trail, trail.dropFirst()).allSatisfy { $0 != $1 }, "\(category): \(trail)")
+        }
+        #expect(records.count <= 4)
+        #expect(await consent.status(for: .advertising) == .granted)
+    }
+
+    @Test func onlyCategoriesWhoseAnswerChangedAreApplied() async throws {
+        let (_, _, keys, source) = setUp(Self.analyticsOnly)
+        await source.refresh()
+        keys.set(Self.everything)
+        let refresh = await source.refresh()
+        #expect(refresh.records.map(\.category) == [.advertising])
+        #expect(refresh.records.first?.previousStatus == .denied)
+        #expect(refresh.records.first?.newStatus == .granted)
+    }
+
+    @Test func anUnchangedAnswerDoesNotUndoTheUsersChoiceInTheApp() async throws {
+        let (privacy, consent, _, source) = setUp(Self.analyticsOnly)
+        await source.refresh()
+        try await consent.setStatus(.denied, for: .analytics, source: .user)
+        let refresh = await source.refresh()
+        #expect(refresh.records.isEmpty)
+        #expect(await consent.status(for: .analytics) == .denied)
+        #expect(!privacy.isEnabled(.analytics))
+    }
+
+    @Test func whenTheCMPStopsSpeakingStatusesStay() async throws {
+        let (_, consent, keys, source) = setUp(Self.analyticsOnly)
+        await source.refresh()
+        keys.set([CMPKey.gdprApplies: .number(0)])
+        #expect(await source.refresh().records.isEmpty)
+        #expect(await consent.status(for: .analytics) == .granted)
+        // Speaking again with the same answer is a change of the CMP's answer: it is applied (and is a no-op here).
+        keys.set(Self.analyticsOnly)
+        #expect(await source.refresh().records.isEmpty)
+    }
+
+    @Test func aMalformedStringTakesAGrantBackToUnknown() async throws {
+        let (privacy, consent, keys, source) = setUp(Self.analyticsOnly)
+        await source.refresh()
+        keys.set(Self.analyticsOnly.merging([CMPKey.tcString: .string("garbage")]) { $1 })
+        let refresh = await source.refresh()
+        #expect(refresh.consent.hasErrors)
+        #expect(refresh.records.map(\.newStatus) == [.unknown])
+        #expect(await consent.status(for: .analytics) == .unknown)
+        #expect(!privacy.isEnabled(.analytics))
+    }
+
+    @Test func aGrantTheLedgerRefusesIsRetriedOnTheNextRefresh() async throws {
+        let ledger = FlakyLedger()
+        ledger.failing.withLock { $0 = true }
+        let (_, consent, _, source) = setUp(Self.analyticsOnly, ledger: ledger)
+        let refused = await source.refresh()
+        #expect(refused.recordingErrors.count == 2)
+        #expect(await consent.status(for: .analytics) == .unknown)
+        #expect(await consent.status(for: .advertising) == .denied)
+        ledger.failing.withLock { $0 = false }
+        let retried = await source.refresh()
+        #expect(retried.records.map(\.category) == [.analytics])
+        #expect(await consent.status(for: .analytics) == .granted)
+    }
+}

@@ -1,0 +1,79 @@
+import FeatureGateIAB
+import Foundation
+
+/// One fuzz input through the IAB signal decoders, with the invariants that must hold for any bytes.
+///
+/// A broken invariant is a `precondition` failure, which libFuzzer reports as a crash with the input saved.
+enum TCFFuzz {
+    static func run(_ data: Data) {
+        let text = String(decoding: data, as: UTF8.self)
+        decodeTCString(text)
+        decodeUSSignals(text)
+        readAsCMPKeys(text)
+    }
+
+    /// The input as each string key a CMP writes, beside publisher keys that grant every purpose.
+    private static func readAsCMPKeys(_ text: String) {
+        let everything = CMPValue.string(String(repeating: "1", count: 24))
+        var keys: [String: CMPValue] = [
+            CMPKey.gdprApplies: .number(1), CMPKey.publisherConsent: everything,
+            CMPKey.publisherLegitimateInterests: everything, CMPKey.tcString: .string(text),
+        ]
+        let consent = CMPConsent(keys: keys)
+        // Whatever the string says, an unreadable one grants nothing.
+        if (try? TCString(text)) == nil, !text.isEmpty {
+            precondition(consent.decisions.values.allSatisfy { $0 != .granted }, "an unreadable TC string granted")
+            precondition(consent.hasErrors, "an unreadable TC string without an error")
+        }
+        // US signals only take away.
+        keys = [CMPKey.gdprApplies: .number(0), CMPKey.usPrivacyString: .string(text), CMPKey.gppString: .string(text)]
+        precondition(CMPConsent(keys: keys).decisions.values.allSatisfy { $0 != .granted }, "a US signal granted")
+    }
+
+    private static func decodeUSSignals(_ text: String) {
+        if let gpp = try? GPPString(text) {
+            precondition(zip(gpp.sectionIDs, gpp.sectionIDs.dropFirst()).allSatisfy { $0 < $1 }, "IDs not ascending")
+            precondition(Set(gpp.sections.keys) == Set(gpp.sectionIDs), "sections do not match the header")
+            precondition((gpp.usNational != nil) == gpp.sectionIDs.contains(7), "usnat decoded without its ID")
+        }
+        if let usPrivacy = try? USPrivacyString(text) {
+            precondition(usPrivacy.description == text.uppercased(), "US Privacy string did not round-trip")
+        }
+    }
+
+    private static func decodeTCString(_ text: String) {
+        let decoded: TCString
+        do {
+            decoded = try TCString(text)
+        } catch {
+            precondition(!error.field.isEmpty, "an error without a field")
+            precondition(error.bitOffset >= 0, "a negative bit offset")
+            precondition(!error.description.isEmpty, "an empty description")
+            return
+        }
+        // Decoding is deterministic, and padding never changes what a string says. (A segment of 4n + 1
+        // characters has no padded form: padding completes bytes, and such a segment does not end on one.)
+        precondition((try? TCString(text)) == decoded, "decoded differently twice")
+        let padded = text.split(separator: ".", omittingEmptySubsequences: false).map { part in
+            part.hasSuffix("=") || part.count % 4 == 1
+                ? String(part) : String(part) + String(repeating: "=", count: (4 - part.count % 4) % 4)
+        }.joined(separator: ".")
+        precondition((try? TCString(padded)) == decoded, "padding changed the decoded string")
+        // Every ID is where the specification puts it.
+        precondition(decoded.version == 2, "a version other than 2 decoded")
+        precondition(decoded.specialFeatureOptIns.allSatisfy { (1...12).contains($0) }, "special feature out of range")
+        precondition(decoded.purposeConsents.allSatisfy { (1...24).contains($0) }, "purpose out of range")
+        precondition(decoded.purposeLegitimateInterests.allSatisfy { (1...24).contains($0) }, "purpose out of range")
+        for vendors in [decoded.vendorConsents, decoded.vendorLegitimateInterests] {
+            precondition(vendors.allSatisfy { (1...65535).contains($0) }, "vendor out of range")
+        }
+        for restriction in decoded.publisherRestrictions {
+            precondition((1...24).contains(restriction.purpose), "restricted purpose out of range")
+        }
+        if let publisher = decoded.publisherTC {
+            let custom = 0...publisher.numberOfCustomPurposes
+            precondition(publisher.customPurposeConsents.allSatisfy(custom.contains), "custom purpose out of range")
+        }
+        precondition(decoded.consentLanguage.utf8.allSatisfy { (65...90).contains($0) }, "language not A-Z")
+    }
+}
