@@ -56,6 +56,8 @@ let package = Package(
         // in a plain build and runs libFuzzer when scripts/fuzz-config.sh builds it with -DFUZZING.
         .executableTarget(
             name: "FeatureGateCLI", dependencies: ["FeatureGate", "FeatureGateConfig", "FeatureGateIAB"]),
+        // What every fuzz target's main.swift does: libFuzzer under -DFUZZING, replaying files otherwise.
+        .target(name: "FuzzDriver", path: "Tests/Fuzz/FuzzDriver"),
         // The fuzz targets' shared checks (ConfigFuzz) and the structure-aware generator of config documents.
         .target(
             name: "ConfigFuzzing",
@@ -64,14 +66,14 @@ let package = Package(
         ),
         .executableTarget(
             name: "config-fuzzer",
-            dependencies: ["ConfigFuzzing"],
+            dependencies: ["ConfigFuzzing", "FuzzDriver"],
             path: "Tests/Fuzz/ConfigFuzzer",
             exclude: ["Corpus", "config.dict"]
         ),
         // Structure-aware: libFuzzer mutates a recipe that ConfigFuzzing turns into a binary plist, XML or JSON.
         .executableTarget(
             name: "config-structure-fuzzer",
-            dependencies: ["ConfigFuzzing"],
+            dependencies: ["ConfigFuzzing", "FuzzDriver"],
             path: "Tests/Fuzz/ConfigStructureFuzzer"
         ),
         .testTarget(
@@ -85,7 +87,7 @@ let package = Package(
         // The IAB decoders' fuzz target: replays files in a plain build, runs libFuzzer under scripts/fuzz-tcf.sh.
         .executableTarget(
             name: "tcf-fuzzer",
-            dependencies: ["FeatureGate", "FeatureGateIAB"],
+            dependencies: ["FeatureGate", "FeatureGateIAB", "FuzzDriver"],
             path: "Tests/Fuzz/TCFFuzzer",
             exclude: ["Corpus", "tcf.dict"]
         ),

@@ -111,6 +111,6 @@ import Testing
         #expect(write.status == 0)
         #expect(FileManager.default.contents(atPath: output) == Data(ConfigDocumentGenerator.document(from: recipe)))
         let replay = try runBuiltExecutable("config-structure-fuzzer", [recipeFile, recipeFile], in: directory.url)
-        #expect(replay.lines == ["config-structure-fuzzer: replayed 2 recipes; every invariant held"])
+        #expect(replay.lines == ["config-structure-fuzzer: replayed 2 inputs; every invariant held"])
     }
 }

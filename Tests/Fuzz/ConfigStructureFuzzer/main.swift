@@ -9,46 +9,23 @@
 //   config-structure-fuzzer --write-document RECIPE FILE
 import ConfigFuzzing
 import Foundation
+import FuzzDriver
 
-#if FUZZING
-@_silgen_name("LLVMFuzzerRunDriver")
-func LLVMFuzzerRunDriver(
-    _ argc: UnsafeMutablePointer<Int32>,
-    _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>>,
-    _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> Int32
-) -> Int32
-
-var argc = CommandLine.argc
-var argv = CommandLine.unsafeArgv
-exit(
-    LLVMFuzzerRunDriver(&argc, &argv) { bytes, count in
-        let recipe =
-            bytes.map { UnsafeBufferPointer(start: $0, count: count) } ?? UnsafeBufferPointer(start: nil, count: 0)
-        ConfigFuzz.run(Data(ConfigDocumentGenerator.document(from: recipe)))
-        return 0
-    })
-#else
-func fail(_ message: String) -> Never {
-    FileHandle.standardError.write(Data("config-structure-fuzzer: \(message)\n".utf8))
-    exit(2)
-}
-
+let name = "config-structure-fuzzer"
 let arguments = Array(CommandLine.arguments.dropFirst())
 if arguments.first == "--write-document" {
-    guard arguments.count == 3 else { fail("usage: config-structure-fuzzer --write-document RECIPE FILE") }
-    guard let recipe = FileManager.default.contents(atPath: arguments[1]) else { fail("cannot read \(arguments[1])") }
+    guard arguments.count == 3 else { FuzzDriver.fail(name, "usage: \(name) --write-document RECIPE FILE") }
+    guard let recipe = FileManager.default.contents(atPath: arguments[1]) else {
+        FuzzDriver.fail(name, "cannot read \(arguments[1])")
+    }
     do {
         try Data(ConfigDocumentGenerator.document(from: recipe)).write(to: URL(filePath: arguments[2]))
     } catch {
-        fail("cannot write \(arguments[2]): \(error)")
+        FuzzDriver.fail(name, "cannot write \(arguments[2]): \(error)")
     }
     exit(0)
 }
-var replayed = 0
-for argument in arguments {
-    guard let recipe = FileManager.default.contents(atPath: argument) else { fail("cannot read \(argument)") }
+// Every input, fuzzed or replayed, is a recipe: the document made from it is what the reader sees.
+FuzzDriver.run(name, arguments: arguments) { recipe in
     ConfigFuzz.run(Data(ConfigDocumentGenerator.document(from: recipe)))
-    replayed += 1
 }
-print("config-structure-fuzzer: replayed \(replayed) recipes; every invariant held")
-#endif
