@@ -1,4 +1,5 @@
 import Foundation
+import PackageTestSupport
 import Testing
 
 /// `featuregate tcf apply`, run as a subprocess on key files.
