@@ -1,4 +1,5 @@
 import FeatureGate
+import Foundation
 import Testing
 
 @Suite struct ObservationTests {
@@ -54,6 +55,25 @@ import Testing
         #expect(releasable == nil)
     }
 
+    /// A handler that holds the last reference to the manager (a buffer's observer does, through the buffer) is
+    /// released after the manager's lock, so its deinit can take that lock: before, cancelling deadlocked.
+    @Test func cancellingAHandlerThatHoldsTheLastReferenceToTheManagerReleasesIt() {
+        weak var released: PrivacyManager?
+        let token: ObservationToken = {
+            let gate = manager([])
+            released = gate
+            return gate.observe { _ in _ = gate.isEnabled(.push) }
+        }()
+        #expect(released != nil, "the handler keeps the manager alive")
+        let finished = DispatchSemaphore(value: 0)
+        Thread {
+            token.cancel()
+            finished.signal()
+        }.start()
+        #expect(finished.wait(timeout: .now() + 30) == .success, "cancelling deadlocked in the manager's deinit")
+        #expect(released == nil)
+    }
+
     @Test func anObserverMayChangeFeaturesAndStillSeesEveryChangeInOrder() {
         let gate = manager([])
         let seen = Collector<Feature>()
@@ -65,6 +85,27 @@ import Testing
         gate.enableFeatures(.push)
         withExtendedLifetime(token) {}
         #expect(seen.all == [.push, [.push, .analytics]])
+    }
+
+    @Test func theDisableCountGrowsOnEveryRevocationEdgeOfItsFlagsWhicheverLayerRevokes() async throws {
+        let gate = manager([.analytics, .push])
+        #expect(gate.disableCount(of: .all) == 0)
+        gate.disableFeatures(.analytics)
+        gate.enableFeatures(.analytics)
+        gate.remoteDisabledFeatures = [.analytics, .push]  // two flags, two edges
+        gate.remoteDisabledFeatures = []
+        gate.disableFeatures(.contacts)  // off already: no edge
+        gate.enableFeatures(.messageCenter)
+        #expect(gate.disableCount(of: .analytics) == 2)
+        #expect(gate.disableCount(of: .push) == 1)
+        #expect(gate.disableCount(of: [.analytics, .push]) == 3)
+        #expect(gate.disableCount(of: [.contacts, .messageCenter]) == 0)
+        // A consent denial is a revocation too.
+        let consent = ConsentManager(privacy: gate, ledger: InMemoryConsentLedger())
+        try await consent.setStatus(.granted, for: .analytics, source: .user)
+        #expect(gate.disableCount(of: .analytics) == 3, "attaching consent withheld analytics")
+        try await consent.setStatus(.denied, for: .analytics, source: .user)
+        #expect(gate.disableCount(of: .analytics) == 4)
     }
 
     @Test func anObserverRegisteredDuringDeliverySeesOnlyLaterChanges() {

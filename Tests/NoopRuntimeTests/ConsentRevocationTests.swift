@@ -61,7 +61,8 @@ private struct FileSDK {
                 FileKeepingSubsystem(name, needs: needs, fileName: file, root: root, privacy: privacy, ledger: ioLedger)
             )
         }
-        revocation = ConsentRevocation(consent: consent, runtime: runtime, identifier: identifier)
+        revocation = ConsentRevocation(
+            consent: consent, runtime: runtime, identifier: identifier, deadline: unhurriedDeadline)
         transport = RecordingTransport(failing: failingTransport)
         erasure = ErasureRequest(
             via: GatedTransport(transport, features: .analytics, privacy: privacy, ledger: ioLedger)
@@ -277,7 +278,8 @@ private struct FileSDK {
             via: GatedTransport(transport, features: .analytics, privacy: privacy, ledger: IOLedger())
         ) { _ in TransportRequest(method: "POST", path: "/erasure") }
         let revocation = ConsentRevocation(
-            consent: consent, runtime: runtime, identifier: AnonymousIdentifier(privacy: privacy, url: nil))
+            consent: consent, runtime: runtime, identifier: AnonymousIdentifier(privacy: privacy, url: nil),
+            deadline: unhurriedDeadline)
         let periods = 100
         let callers = 10
 

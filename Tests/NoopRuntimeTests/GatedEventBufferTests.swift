@@ -36,6 +36,32 @@ import Testing
         #expect(ledger.totals.isSilent)
     }
 
+    /// The window the buffer's observer cannot close: the gate closes and reopens while an earlier observer is still
+    /// being told of the close, so the buffer's own observer has heard nothing yet. Every path that keeps or hands
+    /// out events catches up with the gate's revocation counter itself, so the events captured before the close
+    /// are gone before the buffer is told, and an event tracked in the window is kept once, not revoked late.
+    @Test func eventsCapturedBeforeARevocationAreGoneBeforeTheBuffersObserverIsTold() async throws {
+        let privacy = gate(.analytics)
+        let inWindow = Collector<Int>()
+        let backend = ScriptedBackend("upload")
+        let holder = LockedValue<GatedEventBuffer<Int>?>(nil)
+        // Registered before the buffer exists, so it is told first.
+        let earlier = privacy.observe { change in
+            guard change.disabled.contains(.analytics), let events = holder.withLock({ $0 }) else { return }
+            privacy.enableFeatures(.analytics)  // queued behind this delivery: the buffer hears of neither yet
+            try? events.track(99)
+            inWindow.append(events.bufferedCount)
+        }
+        let events = buffer(privacy, backends: [backend])
+        holder.withLock { $0 = events }
+        for event in 0..<5 { try events.track(event) }
+        privacy.disableFeatures(.analytics)
+        #expect(inWindow.all == [1], "the five old events outlived the revocation inside the window")
+        _ = await events.flush()
+        #expect(backend.batches.all == [[99]])
+        withExtendedLifetime(earlier) {}
+    }
+
     @Test func aFullBufferDropsTheOldestAndCountsTheDrops() async throws {
         let backend = ScriptedBackend("upload")
         let events = buffer(gate(.analytics), capacity: 3, backends: [backend])

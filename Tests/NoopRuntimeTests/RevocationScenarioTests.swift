@@ -82,7 +82,7 @@ import Testing
         let releaser = Task.detached {
             // Let the write land only once the purge has begun (counted as it starts).
             while ledger.counts(for: .analytics).purges == 0 { await Task.yield() }
-            for _ in 0..<200 { await Task.yield() }
+            for _ in 0..<20 { await Task.yield() }
             inner.writePause.release()
         }
         await runtime.settle()
@@ -158,7 +158,8 @@ import Testing
         let failing = FailingPurgeSubsystem()
         runtime.register(failing)
         let revocation = ConsentRevocation(
-            consent: consent, runtime: runtime, identifier: AnonymousIdentifier(privacy: privacy, url: nil))
+            consent: consent, runtime: runtime, identifier: AnonymousIdentifier(privacy: privacy, url: nil),
+            deadline: unhurriedDeadline)
 
         let report = await revocation.revokeAll()
 
@@ -216,7 +217,8 @@ extension RevocationScenarioTests {
         #expect(log.all == ["analytics.start", "analytics.stop", "analytics.purge"])
 
         let report = await ConsentRevocation(
-            consent: consent, runtime: runtime, identifier: AnonymousIdentifier(privacy: privacy, url: nil)
+            consent: consent, runtime: runtime, identifier: AnonymousIdentifier(privacy: privacy, url: nil),
+            deadline: unhurriedDeadline
         ).revokeAll()
         #expect(log.all == ["analytics.start", "analytics.stop", "analytics.purge"], "revoke-all restarted it")
         #expect(transport.paths() == ["/opt-out/analytics"])

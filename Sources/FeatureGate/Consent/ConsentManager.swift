@@ -204,7 +204,10 @@ public actor ConsentManager {
             return observers.nextID
         }
         return ObservationToken { [observers] in
-            observers.withLock { $0.handlers.removeAll { $0.id == id } }
+            // Returned, so the handler is released after the lock (see `PrivacyManager.observe`).
+            _ = observers.withLock { observers in
+                observers.handlers.firstIndex { $0.id == id }.map { observers.handlers.remove(at: $0) }
+            }
         }
     }
 

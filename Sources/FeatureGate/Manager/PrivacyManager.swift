@@ -233,6 +233,25 @@ public final class PrivacyManager: Sendable {
         state.withLock { $0.reason(for: flag) }
     }
 
+    /// How many times a flag of `features` has gone from enabled to disabled in the effective set since the
+    /// manager was created: a revocation counter, whatever layer revoked (the app, consent, the kill switch).
+    ///
+    /// It only grows. Two readings that differ prove a revocation happened in between, without waiting for
+    /// observers, which may be told late while another thread is still delivering older changes: an SDK that holds
+    /// data captured under a feature reads it at capture and again before the data leaves, and drops the data if it
+    /// moved. Takes the manager's lock; not for the hot path (``isEnabled(_:)`` is).
+    public func disableCount(of features: Feature) -> UInt64 {
+        state.withLock { state in
+            var total: UInt64 = 0
+            var bits = features.rawValue
+            while bits != 0 {
+                total &+= state.disableCounts[bits.trailingZeroBitCount]
+                bits &= bits - 1
+            }
+            return total
+        }
+    }
+
     // MARK: - The consent layer (used by ConsentManager)
 
     /// Attaches a consent layer: merges the refusals the gate state kept into `ledgerStatuses`, derives the
@@ -307,6 +326,11 @@ public final class PrivacyManager: Sendable {
         let effective = unswitched.subtracting(state.remote)
         guard effective != state.effective else { return false }
         state.sequence += 1
+        var disabled = state.effective.subtracting(effective).rawValue
+        while disabled != 0 {
+            state.disableCounts[disabled.trailingZeroBitCount] &+= 1
+            disabled &= disabled - 1
+        }
         state.pending.append((state.sequence, FeatureChange(previous: state.effective, current: effective)))
         state.effective = effective
         effectiveBits.store(effective.rawValue, ordering: .releasing)
@@ -357,7 +381,11 @@ public final class PrivacyManager: Sendable {
             return state.nextID
         }
         return ObservationToken { [weak self] in
-            self?.state.withLock { $0.observers.removeAll { $0.id == id } }
+            // Returned, so the handler is released after the lock: it may hold the last reference to something
+            // whose deinit uses this manager, or to the manager itself.
+            _ = self?.state.withLock { state in
+                state.observers.firstIndex { $0.id == id }.map { state.observers.remove(at: $0) }
+            }
         }
     }
 
@@ -421,6 +449,8 @@ public final class PrivacyManager: Sendable {
         var remote: Feature = []
         var effective: Feature
         var sequence: UInt64 = 0
+        /// Per bit, how many times the flag went from enabled to disabled (``PrivacyManager/disableCount(of:)``).
+        var disableCounts = [UInt64](repeating: 0, count: UInt.bitWidth)
         var pending: [(UInt64, FeatureChange)] = []
         var isDelivering = false
         var nextID: UInt64 = 0

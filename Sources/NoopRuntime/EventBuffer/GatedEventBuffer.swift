@@ -74,12 +74,17 @@ public final class GatedEventBuffer<Event: Sendable>: Sendable {
         self.retryPolicy = retryPolicy
         self.ledger = ledger
         self.sleep = sleep
-        let state = LockedValue(State(capacity: capacity, backendCount: backends.count))
+        let state = LockedValue(
+            State(
+                capacity: capacity, backendCount: backends.count, seenDisables: privacy.disableCount(of: features)))
         self.state = state
-        // Revocation does not wait for the owner's purge: a disable closes every batch captured before it.
+        // Revocation does not wait for the owner's purge: a disable closes every batch captured before it. The
+        // observer may be told late (another thread still delivering older changes), so every path that keeps or
+        // hands out events also catches up with the gate's revocation counter itself; each revocation is applied
+        // once, whoever sees it first.
         self.observation = privacy.observe { change in
-            if change.previous.isSuperset(of: features) && !change.current.isSuperset(of: features) {
-                state.withLock { $0.revokeAll() }
+            if !change.disabled.isDisjoint(with: features) {
+                state.withLock { $0.catchUp(disables: privacy.disableCount(of: features)) }
             }
         }
     }
@@ -93,7 +98,7 @@ public final class GatedEventBuffer<Event: Sendable>: Sendable {
     ///   counted in the ledger.
     @inlinable
     public func track(_ event: Event) throws(GatedIOError) {
-        guard privacy.isEnabled(features), append(event) else {
+        guard privacy.isEnabled(features), append(event, disablesAtCall: privacy.disableCount(of: features)) else {
             ledger.record(.event, .refused, for: features)
             throw .gateClosed(features)
         }
@@ -101,11 +106,15 @@ public final class GatedEventBuffer<Event: Sendable>: Sendable {
     }
 
     /// Appends under the lock, checking the gate again there so that no event slips in after a purge that
-    /// followed the gate closing.
+    /// followed the gate closing, nor one whose `track` call began before a revocation that has since been undone
+    /// (`disablesAtCall` is the revocation counter when the call began).
     @usableFromInline
-    func append(_ event: Event) -> Bool {
+    func append(_ event: Event, disablesAtCall: UInt64) -> Bool {
         state.withLock { state in
             guard privacy.isEnabled(features) else { return false }
+            let disables = privacy.disableCount(of: features)
+            state.catchUp(disables: disables)
+            guard disables == disablesAtCall else { return false }
             state.push(event, capacity: capacity)
             return true
         }
@@ -154,6 +163,7 @@ public final class GatedEventBuffer<Event: Sendable>: Sendable {
         }
         let taken: (generation: UInt64, batches: [[Event]])? = state.withLock { state in
             guard !state.isFlushing else { return nil }
+            state.catchUp(disables: privacy.disableCount(of: features))
             state.isFlushing = true
             state.moveBufferToBacklogs(capacity: capacity)
             // The batches leave the backlogs while in flight, so a purge meanwhile cannot count them too.
@@ -195,9 +205,12 @@ public final class GatedEventBuffer<Event: Sendable>: Sendable {
     }
 
     /// Whether a batch taken at `generation` may still be handed to a backend: the gate is open and nothing was
-    /// revoked or purged since.
+    /// revoked or purged since, whether or not the buffer's observer has been told yet.
     private func mayDeliver(takenAt generation: UInt64) -> Bool {
-        state.withLock { $0.generation == generation } && privacy.isEnabled(features)
+        state.withLock { state in
+            state.catchUp(disables: privacy.disableCount(of: features))
+            return state.generation == generation
+        } && privacy.isEnabled(features)
     }
 
     private func deliver(
@@ -262,10 +275,21 @@ public final class GatedEventBuffer<Event: Sendable>: Sendable {
         var isFlushing = false
         /// Bumped by every purge, so a flush can tell that its batches are gone.
         var generation: UInt64 = 0
+        /// The gate's revocation counter for the buffer's features, as far as the buffer has acted on it.
+        var seenDisables: UInt64
 
-        init(capacity: Int, backendCount: Int) {
+        init(capacity: Int, backendCount: Int, seenDisables: UInt64) {
             ring = Array(repeating: nil, count: capacity)
             backlog = Array(repeating: [], count: backendCount)
+            self.seenDisables = seenDisables
+        }
+
+        /// Revokes everything captured before a revocation the buffer has not acted on yet. The counter only grows,
+        /// so a stale reading changes nothing.
+        mutating func catchUp(disables: UInt64) {
+            guard disables > seenDisables else { return }
+            seenDisables = disables
+            revokeAll()
         }
 
         mutating func push(_ event: Event, capacity: Int) {

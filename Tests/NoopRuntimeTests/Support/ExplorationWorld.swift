@@ -231,7 +231,7 @@ struct ExplorationWorld {
         // A deadline that never passes here: exploration checks R1-R3, not R4.
         revocation = ConsentRevocation(
             consent: consent, runtime: runtime, identifier: AnonymousIdentifier(privacy: privacy, url: nil),
-            deadline: .seconds(120))
+            deadline: unhurriedDeadline)
     }
 
     func track(_ count: Int) {
