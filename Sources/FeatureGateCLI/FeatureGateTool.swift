@@ -57,7 +57,8 @@ enum FeatureGateTool {
         }
     }
 
-    private static func runCommand<Command: ToolCommand>(
+    /// Parses a command's arguments and runs it: `--help` prints its help, a usage error exits 2 with its usage.
+    static func runCommand<Command: ToolCommand>(
         _ command: Command.Type, _ arguments: [String], console: inout Console
     ) -> Int32 {
         do {

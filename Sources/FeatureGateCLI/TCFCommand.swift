@@ -25,33 +25,14 @@ enum TCFCommand {
         }
         let rest = Array(arguments.dropFirst())
         switch subcommand {
-        case "decode": return run(TCFDecodeCommand.self, rest, console: &console)
-        case "apply": return run(TCFApplyCommand.self, rest, console: &console)
+        case "decode": return FeatureGateTool.runCommand(TCFDecodeCommand.self, rest, console: &console)
+        case "apply": return FeatureGateTool.runCommand(TCFApplyCommand.self, rest, console: &console)
         case "--help", "-h", "help":
             console.out(overview)
             return FeatureGateTool.success
         default:
             console.err("featuregate tcf: error: unknown subcommand '\(subcommand)'; expected 'decode' or 'apply'")
             console.err("Run 'featuregate tcf --help' for the subcommands.")
-            return FeatureGateTool.usageFailure
-        }
-    }
-
-    private static func run<Command: ToolCommand>(
-        _ command: Command.Type, _ arguments: [String], console: inout Console
-    ) -> Int32 {
-        do {
-            let parsed = try ParsedArguments(
-                arguments, flags: Command.flags.union(["--help", "-h"]), valued: Command.valued)
-            if parsed.flags.contains("--help") || parsed.flags.contains("-h") {
-                console.out(Command.help)
-                return FeatureGateTool.success
-            }
-            return try Command.run(parsed, console: &console)
-        } catch {
-            console.err("featuregate \(Command.name): error: \(error.message)")
-            console.err("Usage: \(Command.usage)")
-            console.err("Run 'featuregate \(Command.name) --help' for more.")
             return FeatureGateTool.usageFailure
         }
     }
