@@ -144,6 +144,66 @@ import Testing
         #expect(runtime.phase(of: late) == .running)
     }
 
+    /// Scenario 3, for a subsystem the runtime restarts (disabled and enabled again before a pass): after the
+    /// restart it takes edges from the restarting pass's observer only, so a disable made before that pass and
+    /// delivered late gives it no second stop and opt-out. Before, the stop step dropped the new observer and the
+    /// subsystem went back to the runtime's first one, which still had that old disable to deliver.
+    @Test func aSubsystemRestartedByAPassGetsNoEdgeFromBeforeTheRestart() async throws {
+        let privacy = gate(.analytics)
+        let blocker = ThreadPause()
+        let blockNext = LockedValue(false)
+        // Registered before the runtime, so a change it blocks reaches none of the runtime's observers yet.
+        let token = privacy.observe { _ in
+            if blockNext.withLock({ state in
+                defer { state = false }; return state
+            }) {
+                blocker.pause()
+            }
+        }
+        defer { token.cancel() }
+        let log = Collector<String>()
+        let transport = RecordingTransport()
+        let optOut = GatedTransport(transport, features: .analytics, privacy: privacy, ledger: IOLedger())
+        let slowStarted = Latch()
+        let slowMayFinish = Latch()
+        let runtime = SubsystemRuntime(privacy: privacy)
+        runtime.register(RecordingSubsystem("analytics", needs: .analytics, log: log, optOutTransport: optOut))
+        runtime.register(
+            RecordingSubsystem("slow", needs: .contacts, log: log) {
+                slowStarted.open()
+                await slowMayFinish.wait()
+            })
+        runtime.start()
+        await runtime.settle()
+        privacy.enableFeatures(.contacts)
+        await slowStarted.wait()  // the runtime's worker is held in slow.start
+
+        privacy.disableFeatures(.analytics)  // noted: the next pass restarts analytics
+        privacy.enableFeatures(.analytics)
+        blockNext.withLock { $0 = true }
+        let delivered = Latch()
+        let disabler = Thread {
+            privacy.disableFeatures(.analytics)  // returns once it delivered the enable queued behind it too
+            delivered.open()
+        }
+        disabler.start()
+        await blocker.arrived.wait()
+        privacy.enableFeatures(.analytics)  // queued behind the blocked disable
+
+        slowMayFinish.open()
+        await runtime.settle()  // the pass that restarts analytics, reading the gate after both changes
+        #expect(log.all == ["analytics.start", "slow.start", "analytics.stop", "analytics.purge", "analytics.start"])
+
+        blocker.release()
+        await delivered.wait()
+        for _ in 0..<100 {
+            await runtime.settle()
+            await Task.yield()
+        }
+        #expect(log.all == ["analytics.start", "slow.start", "analytics.stop", "analytics.purge", "analytics.start"])
+        #expect(transport.paths() == ["/opt-out/analytics"])
+    }
+
     /// Scenario 4: revoke-all before `runtime.start()` purges registered subsystems that never ran (their files
     /// come from an earlier run) and reports what it could not purge.
     @Test func revokeAllBeforeStartPurgesSubsystemsThatNeverRan() async throws {

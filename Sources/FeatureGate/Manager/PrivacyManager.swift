@@ -375,12 +375,28 @@ public final class PrivacyManager: Sendable {
     /// delivered to this one. The current set is not delivered at registration; read ``enabledFeatures`` for it.
     /// A call already under way when the token is cancelled may still finish.
     public func observe(_ handler: @escaping @Sendable (FeatureChange) -> Void) -> ObservationToken {
-        let id = state.withLock { state in
+        observeFromNow(handler).token
+    }
+
+    /// Reads the effective set and registers `handler` in one step: every change the handler receives was made
+    /// after `current`, and every change made after it reaches the handler.
+    ///
+    /// Reading ``enabledFeatures`` just before or after ``observe(_:)`` leaves a window in which a change shows in
+    /// the set read and is also delivered (late) to the handler, or in neither. Code that acts on edges (start,
+    /// stop, opt out) needs this instead. The handler behaves as with ``observe(_:)``.
+    public func observeFromNow(
+        _ handler: @escaping @Sendable (FeatureChange) -> Void
+    ) -> (current: Feature, token: ObservationToken) {
+        let (id, current) = state.withLock { state in
             state.nextID += 1
             state.observers.append(ObserverEntry(id: state.nextID, startSequence: state.sequence, handler: handler))
-            return state.nextID
+            return (state.nextID, state.effective)
         }
-        return ObservationToken { [weak self] in
+        return (current, observationToken(removing: id))
+    }
+
+    private func observationToken(removing id: UInt64) -> ObservationToken {
+        ObservationToken { [weak self] in
             // Returned, so the handler is released after the lock: it may hold the last reference to something
             // whose deinit uses this manager, or to the manager itself.
             _ = self?.state.withLock { state in

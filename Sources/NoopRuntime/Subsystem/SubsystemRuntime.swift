@@ -229,14 +229,15 @@ public final class SubsystemRuntime: Sendable {
     }
 
     private func pass() async {
-        // Observe before reading the gate: every change after the read reaches this observer (see noteChange).
+        // Observe and read the gate in one step: this observer gets exactly the changes after the read (see
+        // noteChange), so a subsystem started on `target` never goes through an edge from before it.
         let epoch = state.withLock { state in
             state.epoch += 1
             return state.epoch
         }
-        let passToken = privacy.observe { [weak self] change in self?.noteChange(change, from: epoch) }
-        let target = privacy.enabledFeatures
+        let (target, passToken) = privacy.observeFromNow { [weak self] change in self?.noteChange(change, from: epoch) }
         var keepsToken = false
+        var replacedTokens: [ObservationToken] = []
         let plan: [(index: Int, action: Action)] = state.withLock { state in
             let purgeStopped = state.purgeStoppedRequested
             state.purgeStoppedRequested = false
@@ -283,13 +284,16 @@ public final class SubsystemRuntime: Sendable {
                 }
             }
             for (index, _) in starts {
+                let replaced = state.entries[index].edgeEpoch
                 state.entries[index].edgeEpoch = epoch
+                if let replaced, let token = state.releasePassToken(replaced) { replacedTokens.append(token) }
                 keepsToken = true
             }
             if keepsToken { state.passTokens[epoch] = passToken }
             return stops.reversed() + starts
         }
         if !keepsToken { passToken.cancel() }
+        for token in replacedTokens { token.cancel() }
         for (index, action) in plan {
             let (subsystem, permit) = state.withLock { ($0.entries[index].subsystem, $0.entries[index].permit) }
             switch action {
@@ -368,11 +372,10 @@ public final class SubsystemRuntime: Sendable {
         let released: ObservationToken? = state.withLock { state in
             state.entries[index].phase = phase
             var released: ObservationToken?
-            if phase != .running, let epoch = state.entries[index].edgeEpoch {
+            // A subsystem this pass restarts keeps the pass's observer through its stop: the start follows.
+            if phase != .running, let epoch = state.entries[index].edgeEpoch, epoch != state.epoch {
                 state.entries[index].edgeEpoch = nil
-                if !state.entries.contains(where: { $0.edgeEpoch == epoch }) {
-                    released = state.passTokens.removeValue(forKey: epoch)
-                }
+                released = state.releasePassToken(epoch)
             }
             switch event {
             case .started, .startFailed: state.entries[index].isPurged = false
@@ -452,6 +455,13 @@ public final class SubsystemRuntime: Sendable {
         /// The observers of passes that started a subsystem still running, by pass.
         var passTokens: [UInt64: ObservationToken] = [:]
         var callInFlight: CallInFlight?
+
+        /// Takes the observer of pass `epoch` out once no subsystem takes its edges from it; the caller cancels
+        /// it after the lock.
+        mutating func releasePassToken(_ epoch: UInt64) -> ObservationToken? {
+            guard !entries.contains(where: { $0.edgeEpoch == epoch }) else { return nil }
+            return passTokens.removeValue(forKey: epoch)
+        }
 
         /// Schedules a pass; returns whether the caller must start the worker.
         mutating func requestPass() -> Bool {
