@@ -119,7 +119,7 @@ final class FlakyLedger: ConsentLedger {
         keys.set([CMPKey.gdprApplies: .number(0)])
         #expect(await source.refresh().records.isEmpty)
         #expect(await consent.status(for: .analytics) == .granted)
-        // Speaking again with the same answer is a change of the CMP's answer: it is applied (and is a no-op here).
+        // Speaking again with the answer it gave last is no change of the CMP's answer.
         keys.set(Self.analyticsOnly)
         #expect(await source.refresh().records.isEmpty)
     }
@@ -147,5 +147,60 @@ final class FlakyLedger: ConsentLedger {
         let retried = await source.refresh()
         #expect(retried.records.map(\.category) == [.analytics])
         #expect(await consent.status(for: .analytics) == .granted)
+    }
+
+    /// A relaunch: a new gate and consent manager on the same store and ledger, and a new source.
+    private func relaunch(
+        ledger: any ConsentLedger, store: InMemoryFeatureStore, keys: MutableCMPKeys
+    ) -> (PrivacyManager, ConsentManager, CMPConsentSource) {
+        let privacy = PrivacyManager(configuration: PrivacyConfiguration(enabledFeatures: []), store: store)
+        let consent = ConsentManager(privacy: privacy, ledger: ledger)
+        return (privacy, consent, CMPConsentSource(consentManager: consent, keys: keys))
+    }
+
+    @Test func anUnchangedAnswerDoesNotUndoTheUsersChoiceAfterARelaunch() async throws {
+        let ledger = InMemoryConsentLedger()
+        let store = InMemoryFeatureStore()
+        let keys = MutableCMPKeys(Self.analyticsOnly)
+        let (_, consent, source) = relaunch(ledger: ledger, store: store, keys: keys)
+        await source.refresh()
+        try await consent.setStatus(.denied, for: .analytics, source: .user)
+
+        let (privacy, relaunched, newSource) = relaunch(ledger: ledger, store: store, keys: keys)
+        let refresh = await newSource.refresh()
+        #expect(refresh.records.isEmpty, "re-applied after the relaunch: \(refresh.records)")
+        #expect(await relaunched.status(for: .analytics) == .denied)
+        #expect(!privacy.isEnabled(.analytics))
+    }
+
+    /// The CMP's first answer matched what the user had chosen in the app: it is recorded anyway, so after the
+    /// user changes their mind and the app relaunches, the CMP's unchanged answer is still no decision.
+    @Test func anAnswerThatMatchedTheStatusIsRecordedAndHoldsAcrossARelaunch() async throws {
+        let ledger = InMemoryConsentLedger()
+        let store = InMemoryFeatureStore()
+        let keys = MutableCMPKeys(Self.analyticsOnly)
+        let (_, consent, source) = relaunch(ledger: ledger, store: store, keys: keys)
+        try await consent.setStatus(.granted, for: .analytics, source: .user)
+        let first = await source.refresh()
+        let confirmation = try #require(first.records.first { $0.category == .analytics })
+        #expect(confirmation.previousStatus == .granted && confirmation.newStatus == .granted)
+        #expect(confirmation.source == .cmp)
+        try await consent.setStatus(.denied, for: .analytics, source: .user)
+
+        let (privacy, relaunched, newSource) = relaunch(ledger: ledger, store: store, keys: keys)
+        #expect(await newSource.refresh().records.isEmpty)
+        #expect(await relaunched.status(for: .analytics) == .denied)
+        #expect(!privacy.isEnabled(.analytics))
+    }
+
+    @Test func aSignalThatBecomesUnreadableNeverLiftsADenial() async throws {
+        let (_, consent, keys, source) = setUp([CMPKey.usPrivacyString: .string("1YYN")])
+        await source.refresh()
+        #expect(await consent.status(for: .thirdPartySharing) == .denied)
+        keys.set([CMPKey.usPrivacyString: .string("garbage")])
+        let refresh = await source.refresh()
+        #expect(refresh.consent.decisions[.thirdPartySharing] == .unknown)
+        #expect(refresh.records.isEmpty)
+        #expect(await consent.status(for: .thirdPartySharing) == .denied)
     }
 }

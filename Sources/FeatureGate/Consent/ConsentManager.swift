@@ -47,7 +47,7 @@ public struct ConsentRecordingError: Error, Sendable, CustomStringConvertible {
 ///   allows processing (granted, by default). Features no category maps are always permitted.
 /// - **Each change is an edge of its category only.** A grant decides the category's features on for the app, a
 ///   denial or restriction decides them off, and unknown returns them to the configuration. Nothing else changes:
-///   granting one category never re-enables a feature the app or another category turned off.
+///   granting one category never turns on a feature it does not map.
 ///
 /// Every change appends a ``ConsentRecord`` to the ledger first. At start-up the statuses are derived from the
 /// ledger (the last record of each category wins; a grant made under an older policy version, or in a ledger with
@@ -71,7 +71,8 @@ public actor ConsentManager {
     private var statuses: [ConsentCategory: ConsentStatus] = [:]
     private var stale: Set<ConsentCategory> = []
     /// The advertising status App Tracking Transparency last decided; `unknown` when it never decided.
-    private var lastTrackingDecision: ConsentStatus
+    /// What each source last answered for each category, from the ledger and this run (``applyAnswer(_:for:from:)``).
+    private var lastAnswers: [SourceAnswer: ConsentStatus]
 
     /// Reads the ledger and the gate's stored refusals, derives the current statuses and attaches them to `privacy`.
     ///
@@ -94,7 +95,7 @@ public actor ConsentManager {
         var diagnostics: [ConsentDiagnostic] = []
         var statuses: [ConsentCategory: ConsentStatus] = [:]
         var stale: Set<ConsentCategory> = []
-        var lastTrackingDecision = ConsentStatus.unknown
+        var lastAnswers: [SourceAnswer: ConsentStatus] = [:]
         do {
             let contents = try ledger.load()
             let trustGrants = contents.unreadableEntries == 0
@@ -110,9 +111,7 @@ public actor ConsentManager {
                 } else {
                     stale.remove(record.category)
                 }
-                if record.source == .att && record.category == .advertising {
-                    lastTrackingDecision = record.newStatus
-                }
+                lastAnswers[SourceAnswer(source: record.source, category: record.category)] = record.newStatus
             }
         } catch {
             diagnostics.append(.ledgerUnreadable(ledger: String(describing: ledger), error: error))
@@ -124,7 +123,7 @@ public actor ConsentManager {
         }
         self.statuses = attached.statuses
         self.stale = stale.subtracting(attached.refusalsOnlyInGateState)
-        self.lastTrackingDecision = lastTrackingDecision
+        self.lastAnswers = lastAnswers
         self.startupDiagnostics = diagnostics
     }
 
@@ -230,24 +229,50 @@ public actor ConsentManager {
         return records
     }
 
-    /// Maps App Tracking Transparency's status onto advertising consent, if it changed since ATT last decided.
+    /// Applies what an outside source (App Tracking Transparency, a consent platform) now answers for
+    /// `category`, if that answer changed since the source last answered, even in an earlier run.
     ///
-    /// An unchanged ATT status is not a decision: a person who said no in the app's own consent screen stays at
-    /// no while ATT stays authorized. `notDetermined` before ATT ever decided is no change either.
+    /// An unchanged answer is not a decision: a person who said no in the app stays at no while the source keeps
+    /// saying yes, across relaunches. A changed answer is applied like ``setStatus(_:for:source:)``, except that:
+    /// - when the category already has that status, a record with the same previous and new status is appended, so
+    ///   the ledger keeps what the source last said;
+    /// - `unknown` (the source stopped answering, or its answer cannot be read) never lifts a denial or
+    ///   restriction: it is remembered and nothing changes.
     ///
     /// - Returns: The record appended, or `nil` when nothing was recorded.
     /// - Throws: ``ConsentRecordingError`` when the ledger refuses the record; a refused grant is tried again at
-    ///   the next call.
+    ///   the next call with the same answer.
     @discardableResult
-    func applyTrackingStatus(_ status: TrackingAuthorizationStatus) throws(ConsentRecordingError) -> ConsentRecord? {
-        let decision = status.advertisingConsent
-        guard decision != lastTrackingDecision else { return nil }
+    public func applyAnswer(
+        _ answer: ConsentStatus,
+        for category: ConsentCategory,
+        from source: ConsentSource
+    ) throws(ConsentRecordingError) -> ConsentRecord? {
+        let key = SourceAnswer(source: source, category: category)
+        guard answer != lastAnswers[key, default: .unknown] else { return nil }
+        let current = status(for: category)
+        guard current != answer else {
+            // Nothing changes, but the ledger keeps what the source said, for the next run. Remembered here even
+            // if the ledger refuses it: the source's next unchanged answer must not undo a later choice.
+            lastAnswers[key] = answer
+            let record = ConsentRecord(
+                category: category, previousStatus: current, newStatus: answer, time: now(),
+                policyVersion: policy.version, source: source)
+            do { try ledger.append(record) } catch {
+                throw ConsentRecordingError(record: record, applied: true, underlying: error)
+            }
+            return record
+        }
+        if answer == .unknown && current.isRefusal {
+            lastAnswers[key] = answer
+            return nil
+        }
         do {
-            let record = try setStatus(decision, for: .advertising, source: .att)
-            lastTrackingDecision = decision
+            let record = try setStatus(answer, for: category, source: source)
+            lastAnswers[key] = answer
             return record
         } catch {
-            if error.applied { lastTrackingDecision = decision }
+            if error.applied { lastAnswers[key] = answer }
             throw error
         }
     }
@@ -282,4 +307,10 @@ public actor ConsentManager {
 private struct ConsentObservers {
     var nextID: UInt64 = 0
     var handlers: [(id: UInt64, handler: @Sendable (ConsentChange) -> Void)] = []
+}
+
+/// A source's answer for a category, as ``ConsentManager/applyAnswer(_:for:from:)`` remembers it.
+private struct SourceAnswer: Hashable {
+    var source: ConsentSource
+    var category: ConsentCategory
 }

@@ -62,9 +62,9 @@ public final class ConsentSettings {
         token = consent.observe { continuation.yield($0) }
         changes = continuation
         let statuses = await consent.allStatuses
-        let latest = ((try? await consent.records()) ?? []).reduce(into: [ConsentCategory: ConsentRecord]()) {
-            $0[$1.category] = $1
-        }
+        // The last change of each category; a record of a source confirming the status it had is not one.
+        let changes = ((try? await consent.records()) ?? []).filter { $0.previousStatus != $0.newStatus }
+        let latest = changes.reduce(into: [ConsentCategory: ConsentRecord]()) { $0[$1.category] = $1 }
         entries = statuses.keys.sorted().map { category in
             let record = latest[category].flatMap { $0.newStatus == statuses[category] ? $0 : nil }
             return Entry(

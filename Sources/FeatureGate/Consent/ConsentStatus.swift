@@ -12,7 +12,10 @@ public enum ConsentStatus: String, Sendable, Hashable, CaseIterable, Codable {
     /// The system or a guardian decides, and the person cannot grant (App Tracking Transparency's `restricted`).
     case restricted
 
-    /// Whether features mapped to a category with this status may run. Only `granted` allows them.
+    /// Whether features mapped to a category with this status may run under an opt-in policy: only `granted`.
+    ///
+    /// A policy that lets unanswered categories run (``ConsentPolicy/permittedUntilAsked``) allows `unknown` too;
+    /// ask the policy, ``ConsentPolicy/allowsProcessing(_:for:)``, for the rule the gate applies.
     @inlinable
     public var allowsProcessing: Bool { self == .granted }
 

@@ -42,11 +42,11 @@ public struct TrackingConsent: Sendable {
     /// Maps the current status onto advertising consent, if it changed since ATT last decided, without prompting
     /// (call at launch and on foreground: the person can change it in Settings).
     ///
-    /// - Returns: The record appended, or `nil` when the ATT status did not change or advertising consent already
-    ///   matched.
+    /// - Returns: The record appended (one that only confirms the status advertising consent already had, when it
+    ///   matched), or `nil` when the ATT status did not change since ATT last decided, even in an earlier run.
     @discardableResult
     public func synchronize() async throws(ConsentRecordingError) -> ConsentRecord? {
-        try await consent.applyTrackingStatus(authorizer.status)
+        try await consent.applyAnswer(authorizer.status.advertisingConsent, for: .advertising, from: .att)
     }
 
     /// Shows the system prompt if, and only if, the status is `notDetermined`, then maps a changed status.
@@ -63,7 +63,7 @@ public struct TrackingConsent: Sendable {
         } else {
             outcome = .alreadyDetermined(before)
         }
-        try await consent.applyTrackingStatus(outcome.status)
+        try await consent.applyAnswer(outcome.status.advertisingConsent, for: .advertising, from: .att)
         return outcome
     }
 

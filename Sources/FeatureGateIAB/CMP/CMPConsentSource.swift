@@ -2,15 +2,16 @@ import FeatureGate
 
 /// Follows a consent management platform's answer and applies its changes to a `ConsentManager`.
 ///
-/// Each ``refresh()`` reads the IAB keys from the key-value source, computes ``CMPConsent``, and for every
-/// category whose CMP reading changed since the last refresh calls `ConsentManager.setStatus(_:for:source:)`
-/// with the `cmp` consent source. An unchanged answer is not a decision: refreshing again (every
-/// foreground, every defaults change) records nothing and does not undo a choice the user made in the app since.
-/// A category the CMP stops speaking to (GDPR no longer applies, say) keeps its current status.
+/// Each ``refresh()`` reads the IAB keys from the key-value source, computes ``CMPConsent``, and hands each
+/// category's reading to `ConsentManager.applyAnswer(_:for:from:)` with the `cmp` consent source, which applies it
+/// only if the CMP's answer changed since it last answered, in this run or an earlier one (the consent ledger
+/// keeps it). An unchanged answer is not a decision: refreshing again (every foreground, every defaults change,
+/// every launch) records nothing and does not undo a choice the user made in the app since. A reading of unknown
+/// (the CMP has not answered, or its signal is malformed) never lifts a denial. A category the CMP stops speaking
+/// to (GDPR no longer applies, say) keeps its current status.
 ///
-/// What was last applied lives in memory: the first refresh after launch re-applies the CMP's answer, which
-/// records nothing when the ledger already holds it. On Apple platforms, `refreshOnUserDefaultsChanges()`
-/// refreshes whenever the CMP writes; elsewhere, call ``refresh()`` yourself.
+/// On Apple platforms, `refreshOnUserDefaultsChanges()` refreshes whenever the CMP writes; elsewhere, call
+/// ``refresh()`` yourself.
 public actor CMPConsentSource {
     /// The consent manager the CMP's answer is applied to.
     public nonisolated let consentManager: ConsentManager
@@ -20,7 +21,6 @@ public actor CMPConsentSource {
     public nonisolated let subject: TCFSubject
 
     private let keys: any CMPKeyValueSource
-    private var lastApplied: [ConsentCategory: ConsentStatus] = [:]
 
     /// Creates a source; nothing is read until ``refresh()``.
     ///
@@ -50,28 +50,19 @@ public actor CMPConsentSource {
         public var recordingErrors: [ConsentRecordingError]
     }
 
-    /// Reads the keys and applies the categories whose CMP reading changed since the last refresh.
+    /// Reads the keys and applies the categories whose CMP reading changed since the CMP last answered.
     @discardableResult
     public func refresh() async -> Refresh {
         let consent = CMPConsent(keys: CMPKey.snapshot(of: keys), mapping: mapping, subject: subject)
-        var changes: [(ConsentCategory, ConsentStatus, previous: ConsentStatus?)] = []
-        for category in consent.decisions.keys.sorted() {
-            let status = consent.decisions[category]!
-            if lastApplied[category] != status { changes.append((category, status, lastApplied[category])) }
-        }
-        for category in lastApplied.keys where consent.decisions[category] == nil { lastApplied[category] = nil }
-        // Claimed before awaiting, so a refresh that runs while this one waits does not apply them again.
-        for (category, status, _) in changes { lastApplied[category] = status }
         var records: [ConsentRecord] = []
         var errors: [ConsentRecordingError] = []
-        for (category, status, previous) in changes {
+        for (category, status) in consent.decisions.sorted(by: { $0.key < $1.key }) {
             do {
-                if let record = try await consentManager.setStatus(status, for: category, source: .cmp) {
+                if let record = try await consentManager.applyAnswer(status, for: category, from: .cmp) {
                     records.append(record)
                 }
             } catch {
                 errors.append(error)
-                if !error.applied, lastApplied[category] == status { lastApplied[category] = previous }
             }
         }
         return Refresh(consent: consent, records: records, recordingErrors: errors)

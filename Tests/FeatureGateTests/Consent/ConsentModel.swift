@@ -200,10 +200,25 @@ struct ConsentModel {
         for category in Self.categories { setStatus(.denied, for: category, source: .user) }
     }
 
+    /// `applyAnswer` from ATT: only a changed answer counts; one that matches the status is still recorded, and
+    /// unknown never lifts a refusal.
     mutating func synchronizeTracking() {
-        let decision = trackingStatus.advertisingConsent
-        guard decision != lastTrackingDecision else { return }
-        if setStatus(decision, for: .advertising, source: .att) { lastTrackingDecision = decision }
+        let answer = trackingStatus.advertisingConsent
+        guard answer != lastTrackingDecision else { return }
+        let current = status(.advertising)
+        if current == answer {
+            lastTrackingDecision = answer
+            if failNextAppend {
+                failNextAppend = false
+            } else {
+                ledger.append(
+                    LedgerEntry(category: .advertising, status: answer, policyVersion: policyVersion, source: .att))
+            }
+        } else if answer == .unknown && current.isRefusal {
+            lastTrackingDecision = answer
+        } else if setStatus(answer, for: .advertising, source: .att) {
+            lastTrackingDecision = answer
+        }
     }
 
     mutating func corruptStore() { stored = .corrupt }

@@ -73,6 +73,25 @@ import Testing
         #expect(await relaunch.tracking.advertisingIdentifier == identifier)
     }
 
+    /// Scenario 2 when the app's own screen came first: advertising was already granted when ATT said authorized,
+    /// so ATT's answer changed nothing, but it is recorded all the same. Before, it was kept in memory only, and
+    /// after an in-app "no" and a relaunch the unchanged ATT status granted advertising again.
+    @Test func anInAppNoOutlivesARelaunchWhenATTOnlyConfirmedAnEarlierGrant() async throws {
+        let authorizer = ScriptedTrackingAuthorizer(status: .authorized, advertisingIdentifier: UUID())
+        let store = FaultyFeatureStore()
+        let ledger = FaultyConsentLedger()
+        let launch = Launch(store: store, ledger: ledger, authorizer: authorizer)
+        try await launch.consent.setStatus(.granted, for: .advertising, source: .user)
+        let confirmation = try await launch.tracking.synchronize()
+        #expect(confirmation?.previousStatus == .granted && confirmation?.newStatus == .granted)
+        try await launch.consent.setStatus(.denied, for: .advertising, source: .user)
+
+        let relaunch = Launch(store: store, ledger: ledger, authorizer: authorizer)
+        #expect(try await relaunch.tracking.synchronize() == nil)
+        #expect(await relaunch.consent.status(for: .advertising) == .denied)
+        #expect(await relaunch.tracking.advertisingIdentifier == nil)
+    }
+
     @Test func oneCategorysGrantNeverReenablesAnotherCategorysFeatures() async throws {
         let store = FaultyFeatureStore()
         let ledger = FaultyConsentLedger()
