@@ -48,7 +48,7 @@ final class LoopbackCollector: Sendable {
         self.slowEvents = slowEvents
     }
 
-    /// Notes that a revocation begins now; later requests count in ``eventsAfterRevocation``.
+    /// Notes that a revocation begins now; later requests count in ``eventCounts``' `afterRevocation`.
     func markRevocationBegan() {
         state.withLock { $0.revocationMark = $0.requests.count }
     }

@@ -45,6 +45,9 @@ public final class PrivacyManager: Sendable {
     @usableFromInline let unswitchedBits: Atomic<UInt>
 
     private let state: LockedValue<State>
+    /// Per bit, how many times the flag went from enabled to disabled (``disableCount(of:)``). A lock of its own,
+    /// taken inside `state`'s when written, so readers never wait behind a save.
+    private let disableCounts = LockedValue([UInt64](repeating: 0, count: UInt.bitWidth))
     private let store: any FeatureStore
     private let diagnosticHandler: (@Sendable (PrivacyManagerDiagnostic) -> Void)?
 
@@ -239,16 +242,23 @@ public final class PrivacyManager: Sendable {
     /// It only grows. Two readings that differ prove a revocation happened in between, without waiting for
     /// observers, which may be told late while another thread is still delivering older changes: an SDK that holds
     /// data captured under a feature reads it at capture and again before the data leaves, and drops the data if it
-    /// moved. Takes the manager's lock; not for the hot path (``isEnabled(_:)`` is).
+    /// moved. Read it after ``isEnabled(_:)``, never before: a revocation is counted before the gate shows it
+    /// closed, so an open gate read first and an unchanged count read after prove no revocation came between.
+    ///
+    /// Takes a small lock of its own (never held during I/O); not for the hot path (``isEnabled(_:)`` is).
     public func disableCount(of features: Feature) -> UInt64 {
-        state.withLock { state in
+        disableCounts.withLock { counts in
             var total: UInt64 = 0
-            var bits = features.rawValue
-            while bits != 0 {
-                total &+= state.disableCounts[bits.trailingZeroBitCount]
-                bits &= bits - 1
-            }
+            Self.forEachBit(of: features.rawValue) { total &+= counts[$0] }
             return total
+        }
+    }
+
+    private static func forEachBit(of bits: UInt, _ body: (Int) -> Void) {
+        var bits = bits
+        while bits != 0 {
+            body(bits.trailingZeroBitCount)
+            bits &= bits - 1
         }
     }
 
@@ -326,10 +336,9 @@ public final class PrivacyManager: Sendable {
         let effective = unswitched.subtracting(state.remote)
         guard effective != state.effective else { return false }
         state.sequence += 1
-        var disabled = state.effective.subtracting(effective).rawValue
-        while disabled != 0 {
-            state.disableCounts[disabled.trailingZeroBitCount] &+= 1
-            disabled &= disabled - 1
+        // Counted before the gate shows the change (see disableCount(of:)).
+        disableCounts.withLock { counts in
+            Self.forEachBit(of: state.effective.subtracting(effective).rawValue) { counts[$0] &+= 1 }
         }
         state.pending.append((state.sequence, FeatureChange(previous: state.effective, current: effective)))
         state.effective = effective
@@ -465,8 +474,6 @@ public final class PrivacyManager: Sendable {
         var remote: Feature = []
         var effective: Feature
         var sequence: UInt64 = 0
-        /// Per bit, how many times the flag went from enabled to disabled (``PrivacyManager/disableCount(of:)``).
-        var disableCounts = [UInt64](repeating: 0, count: UInt.bitWidth)
         var pending: [(UInt64, FeatureChange)] = []
         var isDelivering = false
         var nextID: UInt64 = 0

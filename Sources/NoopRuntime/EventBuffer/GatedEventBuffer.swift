@@ -107,7 +107,7 @@ public final class GatedEventBuffer<Event: Sendable>: Sendable {
 
     /// Appends under the lock, checking the gate again there so that no event slips in after a purge that
     /// followed the gate closing, nor one whose `track` call began before a revocation that has since been undone
-    /// (`disablesAtCall` is the revocation counter when the call began).
+    /// (`disablesAtCall` is the revocation counter read just after the call found the gate open).
     @usableFromInline
     func append(_ event: Event, disablesAtCall: UInt64) -> Bool {
         state.withLock { state in
@@ -207,10 +207,12 @@ public final class GatedEventBuffer<Event: Sendable>: Sendable {
     /// Whether a batch taken at `generation` may still be handed to a backend: the gate is open and nothing was
     /// revoked or purged since, whether or not the buffer's observer has been told yet.
     private func mayDeliver(takenAt generation: UInt64) -> Bool {
-        state.withLock { state in
+        // The gate first, then the counter: a revocation undone in between still shows in the counter.
+        guard privacy.isEnabled(features) else { return false }
+        return state.withLock { state in
             state.catchUp(disables: privacy.disableCount(of: features))
             return state.generation == generation
-        } && privacy.isEnabled(features)
+        }
     }
 
     private func deliver(

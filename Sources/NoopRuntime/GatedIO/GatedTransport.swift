@@ -51,6 +51,11 @@ public struct GatedTransport: Sendable {
     /// Cancelling the calling task ends the call at once with `CancellationError`, even when the inner client
     /// ignores cancellation: its request is cancelled and no longer waited for (revocation stays bounded).
     ///
+    /// The gate is checked again just before the inner client is called: a request admitted just before a
+    /// revocation is not sent after it. The gate says nothing of when the request's data was captured; an SDK
+    /// that queues data under a feature compares ``PrivacyManager/disableCount(of:)`` readings, as
+    /// ``GatedEventBuffer`` does.
+    ///
     /// - Throws: ``GatedIOError/gateClosed(_:)`` when closed (nothing sent), ``GatedIOError/failed(_:)`` with
     ///   the inner client's error, or with `CancellationError` when cancelled.
     @inlinable
@@ -58,17 +63,24 @@ public struct GatedTransport: Sendable {
         public func send(_ request: TransportRequest) async throws(GatedIOError) -> TransportResponse
     {
         try admit()
-        return try await Self.abandonable(inner, request)
+        return try await abandonable(request, checkingTheGate: true)
     }
 
     /// Sends through `inner`, giving up (with `CancellationError`) as soon as the calling task is cancelled.
     @usableFromInline
-    static func abandonable(
-        _ inner: any Transport,
-        _ request: TransportRequest
+    func abandonable(
+        _ request: TransportRequest,
+        checkingTheGate: Bool
     ) async throws(GatedIOError) -> TransportResponse {
-        switch await Abandonable.run({ try await inner.send(request) }) {
-        case .success(let response): return response
+        let (inner, privacy, features) = (inner, privacy, features)
+        let outcome = await Abandonable.run { () async throws -> TransportResponse? in
+            // The call moved to a task of its own: the gate may have closed since `admit()`.
+            if checkingTheGate && !privacy.isEnabled(features) { return nil }
+            return try await inner.send(request)
+        }
+        switch outcome {
+        case .success(let response?): return response
+        case .success(nil): throw .gateClosed(features)
         case .failure(let error): throw .failed(error)
         case nil: throw .failed(CancellationError())
         }
@@ -88,6 +100,6 @@ public struct GatedTransport: Sendable {
             throw .permitUnavailable
         }
         ledger.record(.exit, .allowed, for: features)
-        return try await Self.abandonable(inner, request)
+        return try await abandonable(request, checkingTheGate: false)
     }
 }

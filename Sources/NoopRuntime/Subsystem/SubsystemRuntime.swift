@@ -23,16 +23,21 @@ import FeatureGate
 /// Stops and purges run first, in reverse registration order, then starts, in registration order.
 ///
 /// ## Ordering guarantees
-/// Passes run one at a time, on one task: no two calls into subsystems ever overlap, and each subsystem's calls
-/// happen in order. A pass follows the gate's *latest* state, so every action follows a real edge between the
-/// subsystem's current state and the gate's, and none runs twice for the same edge: a subsystem is started only
-/// when stopped and stopped only when running. Changes the runtime has not reached yet are coalesced, without
+/// Passes run one at a time, on one task: no two calls into subsystems overlap, and each subsystem's calls
+/// happen in order. The one exception is a call ``cancelCallInFlight()`` gave up on (revoke-all past its
+/// deadline): it is cancelled, but if it ignores cancellation it keeps running while the pass moves on.
+///
+/// A pass follows the gate's *latest* state, so every action follows a real edge between the subsystem's current
+/// state and the gate's, and none runs twice for the same edge: a subsystem is started only when stopped and
+/// stopped only when running. Changes the runtime has not reached yet are coalesced, without
 /// losing a disable: features enabled and disabled again in between never start the subsystem (it is still
 /// purged), and features disabled and enabled again in between still stop and purge it before it restarts.
 ///
 /// ## Silence
 /// Before ``start()``, and after it while every feature is off, the runtime calls no subsystem at all, so a
-/// fully disabled SDK does no I/O.
+/// fully disabled SDK does no I/O. The one exception is the purge that
+/// ``settlePurgingStoppedSubsystems()`` (and so revoke-all) asks for: it deletes what an earlier run may have
+/// left, once per subsystem.
 ///
 /// Thread safety: every method may be called from any thread.
 public final class SubsystemRuntime: Sendable {
@@ -51,7 +56,8 @@ public final class SubsystemRuntime: Sendable {
 
     private let state = LockedValue(State())
 
-    /// Creates a runtime for `privacy`. It calls nothing until ``start()``.
+    /// Creates a runtime for `privacy`. It calls nothing until ``start()``, except a purge that
+    /// ``settlePurgingStoppedSubsystems()`` asks for.
     public init(privacy: PrivacyManager) {
         self.privacy = privacy
     }
@@ -362,9 +368,8 @@ public final class SubsystemRuntime: Sendable {
     /// Revoke-all calls it when its deadline passes; a subsystem that ignores cancellation is left to finish on
     /// its own, and the runtime no longer waits for it.
     public func cancelCallInFlight() -> CancelledOperation? {
-        guard let handle = state.withLock({ $0.callInFlight }) else { return nil }
-        guard handle.markCancelled() else { return nil }
-        handle.cancel()
+        // Reported only if the cancellation won: a call that finished meanwhile was not cancelled.
+        guard let handle = state.withLock({ $0.callInFlight }), handle.cancel() else { return nil }
         return CancelledOperation(subsystem: handle.subsystem, operation: handle.call)
     }
 
@@ -484,27 +489,11 @@ public enum SubsystemPhase: Sendable, Hashable {
 }
 
 /// A call into a subsystem that the runtime is waiting for.
-private final class CallInFlight: Sendable {
+private struct CallInFlight: Sendable {
     let subsystem: String
     let call: String
-    let cancel: @Sendable () -> Void
-    private let cancelled = LockedValue(false)
-
-    init(subsystem: String, call: String, cancel: @escaping @Sendable () -> Void) {
-        self.subsystem = subsystem
-        self.call = call
-        self.cancel = cancel
-    }
-
-    var isCancelled: Bool { cancelled.withLock { $0 } }
-
-    /// Returns `true` the first time.
-    func markCancelled() -> Bool {
-        cancelled.withLock { state in
-            defer { state = true }
-            return !state
-        }
-    }
+    /// Stops waiting for the call; `true` if that came before the call finished (and only the first time).
+    let cancel: @Sendable () -> Bool
 }
 
 /// A call that a revocation cancelled because it did not finish in time.

@@ -84,21 +84,23 @@ final class Race<Outcome: Sendable>: Sendable {
         }
     }
 
-    /// Settles the race with `outcome`, unless another outcome came first.
+    /// Settles the race with `outcome`, unless another outcome came first; returns whether this one won.
     @usableFromInline
-    func finish(_ outcome: Outcome) {
-        let (continuation, cancel): (CheckedContinuation<Outcome, Never>?, (@Sendable () -> Void)?) =
+    @discardableResult
+    func finish(_ outcome: Outcome) -> Bool {
+        let (won, continuation, cancel): (Bool, CheckedContinuation<Outcome, Never>?, (@Sendable () -> Void)?) =
             state.withLock { state in
-                guard !state.isFinished else { return (nil, nil) }
+                guard !state.isFinished else { return (false, nil, nil) }
                 state.isFinished = true
                 state.outcome = outcome
                 defer {
                     state.continuation = nil
                     state.cancelOnFinish = nil
                 }
-                return (state.continuation, state.cancelOnFinish)
+                return (true, state.continuation, state.cancelOnFinish)
             }
         cancel?()
         continuation?.resume(returning: outcome)
+        return won
     }
 }
