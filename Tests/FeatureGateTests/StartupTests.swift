@@ -64,6 +64,26 @@ import Testing
         #expect(gate.reason(for: .push).source == .reset)
     }
 
+    /// A refusal the consent ledger failed to record lives only in the stored state: the reset keeps it.
+    @Test func resetKeepsTheConsentRefusalsOfTheStoredState() async throws {
+        let kept = FeatureStateRecord(
+            enabledFeatures: .push, decidedFeatures: [.push, .analytics], deniedConsentCategories: [.analytics])
+        let store = RecordingFeatureStore(record: kept.encoded())
+        let gate = PrivacyManager(
+            configuration: PrivacyConfiguration(enabledFeatures: .analytics, resetEnabledFeatures: true),
+            store: store
+        )
+        #expect(gate.reason(for: .push).source == .reset)
+        let record = try FeatureStateRecord(decoding: try #require(store.record))
+        #expect(record.deniedConsentCategories == [.analytics])
+        #expect(record.decidedFeatures.isEmpty && record.enabledFeatures.isEmpty)
+        #expect(store.calls.removes == 0)
+
+        let consent = ConsentManager(privacy: gate, ledger: InMemoryConsentLedger())
+        #expect(await consent.status(for: .analytics) == .denied)
+        #expect(!gate.isEnabled(.analytics))
+    }
+
     @Test func resetWithNothingStoredDeletesNothing() {
         let store = RecordingFeatureStore()
         let gate = PrivacyManager(

@@ -11,8 +11,9 @@ public struct PrivacyConfiguration: Sendable, Hashable {
     /// Whether to discard the stored features at start-up and use ``enabledFeatures`` instead.
     ///
     /// Set it for one release when an app update must change what is enabled for existing installs; the
-    /// stored record is deleted at start-up. Leave it `false` otherwise, or every launch forgets the user's
-    /// choices.
+    /// stored record is deleted at start-up, or, when it keeps consent refusals (``FeatureStateRecord``'s
+    /// `deniedConsentCategories`), rewritten with those alone: a reset never lifts a user's "no". Leave it `false`
+    /// otherwise, or every launch forgets the user's choices.
     public var resetEnabledFeatures: Bool
 
     /// Creates a configuration.

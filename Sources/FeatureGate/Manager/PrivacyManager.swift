@@ -85,12 +85,27 @@ public final class PrivacyManager: Sendable {
         var source = FeatureSource.configuration
 
         if configuration.resetEnabledFeatures {
-            // Deleting is the one write start-up may do, and only when there is something to delete.
+            // Discarding is the one write start-up may do, and only when there is something to discard. Refusals
+            // kept for consent are the user's, not the app's to reset: a record holding some is rewritten with
+            // them alone.
             let exists: Bool
-            do { exists = try store.load() != nil } catch { exists = true }
+            var refusals: Set<ConsentCategory> = []
+            do {
+                let data = try store.load()
+                exists = data != nil
+                refusals = (data.flatMap { try? FeatureStateRecord(decoding: $0) })?.deniedConsentCategories ?? []
+            } catch {
+                exists = true
+            }
             if exists {
                 do {
-                    try store.remove()
+                    if refusals.isEmpty {
+                        try store.remove()
+                    } else {
+                        stored = FeatureStateRecord(
+                            enabledFeatures: [], decidedFeatures: [], deniedConsentCategories: refusals)
+                        try store.save(stored.encoded())
+                    }
                     source = .reset
                 } catch {
                     diagnostics.append(.removeFailed(store: storeName, error: error))

@@ -105,7 +105,17 @@ struct ConsentModel {
         undecidedSource = .configuration
         current = Record()
         if reset {
-            if stored != .none {
+            // Everything is discarded but the refusals kept for consent.
+            if case .record(let record) = stored, !record.denied.isEmpty {
+                // Kept in memory even when the rewrite fails (the old record then stays, unused).
+                current.denied = record.denied
+                if failNextSave {
+                    failNextSave = false
+                } else {
+                    stored = .record(current)
+                    undecidedSource = .reset
+                }
+            } else if stored != .none {
                 stored = .none
                 undecidedSource = .reset
             }
