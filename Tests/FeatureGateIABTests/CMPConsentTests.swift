@@ -93,13 +93,21 @@ import Testing
     }
 
     @Test func aVendorSubjectNeedsItsOwnVendorBit() {
-        let keys: Keys = [
+        var keys: Keys = [
             CMPKey.gdprApplies: .number(1), CMPKey.purposeConsents: Self.bits([1, 8]),
             CMPKey.vendorConsents: Self.bits([5], length: 6),
+            CMPKey.tcString: .string(Self.tcString(publisherConsent: [1, 8], vendors: [5])),
         ]
         #expect(CMPConsent(keys: keys, subject: .vendor(5)).status(for: .analytics) == .granted)
         #expect(CMPConsent(keys: keys, subject: .vendor(6)).status(for: .analytics) == .denied)
-        // The publisher keys are absent: for the app's own processing there is no answer yet.
+
+        // Without the TC string the publisher's restrictions cannot be read: the keys deny, never grant.
+        keys[CMPKey.tcString] = nil
+        let withoutString = CMPConsent(keys: keys, subject: .vendor(5))
+        #expect(withoutString.status(for: .analytics) == .unknown)
+        #expect(withoutString.diagnostics.map(\.key) == [CMPKey.tcString])
+        #expect(CMPConsent(keys: keys, subject: .vendor(6)).status(for: .analytics) == .denied)
+        // Nor are there publisher keys: for the app's own processing there is no answer yet.
         #expect(CMPConsent(keys: keys, subject: .publisher).status(for: .analytics) == .unknown)
     }
 

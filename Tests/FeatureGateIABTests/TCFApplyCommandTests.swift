@@ -60,8 +60,11 @@ import Testing
     @Test func vendorReadsThePurposeKeysForThatVendor() throws {
         let keys =
             #"{"IABTCF_gdprApplies": 1, "IABTCF_PurposeConsents": "1000000100", "IABTCF_VendorConsents": "00001"}"#
+        // Without IABTCF_TCString the publisher's restrictions on the vendor are unknown: no grant, and it says why.
         let five = try apply(keys, ["--json", "--vendor", "5"])
-        #expect((try five.jsonObject()["categories"] as? [String: String])?["analytics"] == "granted")
+        #expect((try five.jsonObject()["categories"] as? [String: String])?["analytics"] == "unknown")
+        let diagnostics = try five.jsonObject()["diagnostics"] as? [[String: String]]
+        #expect(diagnostics?.compactMap { $0["key"] } == ["IABTCF_TCString"])
         let six = try apply(keys, ["--json", "--vendor", "6"])
         #expect((try six.jsonObject()["categories"] as? [String: String])?["analytics"] == "denied")
     }

@@ -151,12 +151,21 @@ private struct SignalReader {
             _ = readings(subject: subject)
             return (all(.unknown), nil)
         }
-        let (fromKeys, fromString, failed) = readings(subject: subject)
+        let (fromKeys, fromString, readFailed) = readings(subject: subject)
+        var failed = readFailed
         var reading: TCFReading
         switch (fromKeys, fromString) {
         case (nil, nil):
             return (all(.unknown), failed ? [] : nil)
-        case (let keys?, nil): reading = keys
+        case (let keys?, nil):
+            reading = keys
+            if subject != .publisher {
+                // Publisher restrictions on vendors live in the TC string: without it the keys can deny, not grant.
+                warning(
+                    CMPKey.tcString,
+                    "no TC string: the publisher's restrictions on \(subject) cannot be read; nothing is granted")
+                failed = true
+            }
         case (nil, let string?): reading = string
         case (let keys?, let string?):
             reading = keys.intersection(string)
