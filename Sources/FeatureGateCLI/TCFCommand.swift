@@ -329,11 +329,12 @@ enum TCFApplyCommand: ToolCommand {
                 // JSON true and false arrive as NSNumbers of type "c"; they are not numbers a CMP writes.
                 keys[key] = .number(integer)
             } else {
+                let isBoolean = (value as? NSNumber).map { String(cString: $0.objCType) == "c" } ?? false
                 diagnostics.append(
                     CMPDiagnostic(
                         severity: .error, key: key,
                         message:
-                            "found \(value is NSNumber ? "a Boolean" : "\(value)"), expected a number or a string; "
+                            "found \(isBoolean ? "a Boolean" : "\(value)"), expected a whole number or a string; "
                             + "ignored, failing closed"))
             }
         }

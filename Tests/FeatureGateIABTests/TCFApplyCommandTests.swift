@@ -49,6 +49,17 @@ import Testing
         let object = try run.jsonObject()
         let keys = (object["diagnostics"] as? [[String: String]])?.compactMap { $0["key"] }
         #expect(keys == ["IABTCF_gdprApplies", "IABUSPrivacy_String"])
+        let messages = (object["diagnostics"] as? [[String: String]])?.compactMap { $0["message"] } ?? []
+        #expect(messages.first?.hasPrefix("found a Boolean") == true, "\(messages)")
+    }
+
+    @Test func aFractionalGDPRAppliesIsMalformedAndNamedAsFound() throws {
+        let run = try apply(#"{"IABTCF_gdprApplies": 0.5}"#)
+        #expect(run.status == 1)
+        let diagnostics = try run.jsonObject()["diagnostics"] as? [[String: String]]
+        #expect(diagnostics?.first?["key"] == "IABTCF_gdprApplies")
+        #expect(diagnostics?.first?["message"]?.hasPrefix("found 0.5,") == true, "\(diagnostics ?? [])")
+        #expect((try run.jsonObject()["categories"] as? [String: String])?["analytics"] == "unknown")
     }
 
     @Test func aFileThatIsNotAJSONObjectExitsOne() throws {

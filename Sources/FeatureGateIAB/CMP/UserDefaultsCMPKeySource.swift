@@ -3,8 +3,8 @@ import Foundation
 
 /// Reads the IAB keys from `UserDefaults`, where CMPs write them (the standard defaults unless told otherwise).
 ///
-/// A string is read as a string, a number (or Boolean) as a number; any other stored type is passed on as its
-/// description, which the key's reader then rejects as malformed.
+/// A string is read as a string, a whole number (or Boolean) as a number; any other stored value is passed on as
+/// its description, which the key's reader then rejects as malformed.
 public struct UserDefaultsCMPKeySource: CMPKeyValueSource, @unchecked Sendable {
     /// The defaults read. `UserDefaults` is thread-safe.
     public let defaults: UserDefaults
@@ -18,7 +18,10 @@ public struct UserDefaultsCMPKeySource: CMPKeyValueSource, @unchecked Sendable {
     public func cmpValue(forKey key: String) -> CMPValue? {
         guard let object = defaults.object(forKey: key) else { return nil }
         if let string = object as? String { return .string(string) }
-        if let number = object as? NSNumber { return .number(number.intValue) }
+        if let number = object as? NSNumber {
+            // Never truncated: a fractional number goes on as text, which the key's reader rejects.
+            return Int(exactly: number.doubleValue).map(CMPValue.number) ?? .string(number.stringValue)
+        }
         return .string(String(describing: object))
     }
 }
