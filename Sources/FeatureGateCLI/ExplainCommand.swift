@@ -67,7 +67,7 @@ enum ExplainCommand: ToolCommand {
         console.out("  enabledFeatures: \(list(catalog.names(of: configuration.enabledFeatures)))")
         console.out("  resetEnabledFeatures: \(configuration.resetEnabledFeatures)")
         if let statePath, let record {
-            let stored = (try? FeatureStateRecord.decode(record)).map { list(catalog.names(of: catalog.mask($0))) }
+            let stored = (try? FeatureStateRecord(decoding: record)).map { describe($0, catalog: catalog) }
             let note = configuration.resetEnabledFeatures ? " (discarded: resetEnabledFeatures is true)" : ""
             console.out("state: \(statePath): \(stored ?? "unreadable")\(note)")
         } else {
@@ -122,6 +122,20 @@ enum ExplainCommand: ToolCommand {
     }
 
     private static func list(_ names: [String]) -> String { "[" + names.joined(separator: ", ") + "]" }
+
+    /// What a stored record decided: the flags on, the flags off (those it does not name follow the
+    /// configuration), and the consent refusals it keeps.
+    private static func describe(_ record: FeatureStateRecord, catalog: FeatureCatalog) -> String {
+        let decided = catalog.mask(record.decidedFeatures)
+        var parts = [
+            "on \(list(catalog.names(of: decided.intersection(record.enabledFeatures))))",
+            "off \(list(catalog.names(of: decided.subtracting(record.enabledFeatures))))",
+        ]
+        if !record.deniedConsentCategories.isEmpty {
+            parts.append("consent refused \(list(record.deniedConsentCategories.sorted().map(\.rawValue)))")
+        }
+        return parts.joined(separator: ", ")
+    }
 
     private static func pad(_ text: String, _ width: Int) -> String {
         text + String(repeating: " ", count: max(1, width - text.count))

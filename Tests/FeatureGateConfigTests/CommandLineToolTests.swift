@@ -235,14 +235,28 @@ import Testing
             ])
     }
 
+    /// The built-in flags other than analytics and contacts: decided off by a version 1 record of those two.
+    static let otherBuiltInFlags = "[in_app_automation, message_center, push, tags_and_attributes, feature_flags]"
+
     @Test func explainWithAStateFileShowsTheStoredStateWinning() throws {
         let directory = fixtures()
         defer { directory.cleanUp() }
         let run = try featuregate(["explain", "clean.json", "--state", "state.json"], in: directory)
         #expect(run.status == 0)
-        #expect(run.lines[3] == "state: state.json: [analytics, contacts]")
+        #expect(run.lines[3] == "state: state.json: on [analytics, contacts], off \(Self.otherBuiltInFlags)")
         #expect(run.lines[8] == "push                 off    stored state: disabled by the app or user earlier")
         #expect(run.lines[11] == "contacts             on     stored state: enabled by the app or user earlier")
+    }
+
+    @Test func explainShowsWhatAVersionTwoRecordDecidedAndTheRefusalsItKeeps() throws {
+        let directory = fixtures()
+        defer { directory.cleanUp() }
+        let record = FeatureStateRecord(
+            enabledFeatures: .push, decidedFeatures: [.push, .analytics], deniedConsentCategories: [.analytics])
+        _ = directory.file("v2.json", record.encoded())
+        let run = try featuregate(["explain", "clean.json", "--state", "v2.json"], in: directory)
+        #expect(run.status == 0)
+        #expect(run.lines[3] == "state: v2.json: on [push], off [analytics], consent refused [analytics]")
     }
 
     @Test func explainWithResetShowsTheStoredStateDiscarded() throws {
@@ -250,7 +264,10 @@ import Testing
         defer { directory.cleanUp() }
         let run = try featuregate(["explain", "--state=state.json", "reset.plist"], in: directory)
         #expect(run.status == 0)
-        #expect(run.lines[3] == "state: state.json: [analytics, contacts] (discarded: resetEnabledFeatures is true)")
+        #expect(
+            run.lines[3]
+                == "state: state.json: on [analytics, contacts], off \(Self.otherBuiltInFlags)"
+                + " (discarded: resetEnabledFeatures is true)")
         #expect(
             run.lines[8]
                 == "push                 on     configuration: in enabledFeatures (resetEnabledFeatures discarded the stored state)"

@@ -192,7 +192,8 @@ public final class PrivacyManager: Sendable {
     /// `updateFeatures(enable: newValue − current, disable: current − newValue)` against the effective set read
     /// under the same lock, masked to the catalog: a flag that consent or the kill switch hides keeps its local
     /// value unless `newValue` turns it on, so `privacy.enabledFeatures.insert(x)` never drops a hidden choice.
-    /// A write that changes nothing persists and notifies nothing. `insert` is still a read-modify-write that can
+    /// The same holds for `enabledFeatures = []`: to turn off every flag, hidden ones included (an opt-out
+    /// screen's "turn everything off"), call `disableFeatures(catalog.allFeatures)`. A write that changes nothing persists and notifies nothing. `insert` is still a read-modify-write that can
     /// lose a concurrent update; prefer ``enableFeatures(_:)`` and ``disableFeatures(_:)``.
     public var enabledFeatures: Feature {
         get { Feature(rawValue: effectiveBits.load(ordering: .acquiring)) }
@@ -247,8 +248,11 @@ public final class PrivacyManager: Sendable {
     }
 
     /// Explains one flag: on or off, and which layer decided.
+    ///
+    /// - Precondition: `flag` is exactly one flag; for several, use ``reasons(for:)``.
     public func reason(for flag: Feature) -> FeatureReason {
-        state.withLock { $0.reason(for: flag) }
+        precondition(flag.rawValue.nonzeroBitCount == 1, "reason(for:) explains one flag; use reasons(for:)")
+        return state.withLock { $0.reason(for: flag) }
     }
 
     /// How many times a flag of `features` has gone from enabled to disabled in the effective set since the
