@@ -130,7 +130,8 @@ enum TCFDecodeCommand: ToolCommand {
         }
         let diagnostics = tc.warnings.map {
             TCFJSON.object([
-                ("severity", TCFJSON.string("warning")), ("segment", TCFJSON.string("core")), ("field", "null"),
+                ("severity", TCFJSON.string("warning")), ("segment", TCFJSON.string($0.segment.rawValue)),
+                ("field", "null"),
                 ("bitOffset", "null"), ("message", TCFJSON.string($0.description)),
             ])
         }
@@ -149,6 +150,7 @@ enum TCFDecodeCommand: ToolCommand {
             TCFJSON.ids(tc.publisherTC?.customPurposeLegitimateInterests ?? []),
             "[" + diagnostics.joined(separator: ",") + "]",
         ]
+        precondition(values.count == fieldNames.count, "a decode field without its name, or a name without its value")
         return TCFJSON.object(Array(zip(fieldNames, values)))
     }
 

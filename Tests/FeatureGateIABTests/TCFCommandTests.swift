@@ -86,6 +86,19 @@ import Testing
         #expect(diagnostics[0]["bitOffset"] as? Int == 207)
     }
 
+    @Test func warningsNameTheSegmentTheyAreAbout() throws {
+        let run = try featuregate([
+            "tcf", "decode", "--json",
+            "COrEAV4OrXx94ACABBENAHCIAD-AAAAAAACAAxAAAAgAIAwgAgAAAAEAgQAAAAAEAYQAQAAAACAAAABAAA"
+                + ".IBAgAAAgAIAwgAgAAAAEAAAACA.QAagAQAgAIAwgA",
+        ])
+        #expect(run.status == 0)
+        let diagnostics = try #require(try run.jsonObject()["diagnostics"] as? [[String: Any]])
+        let segments = diagnostics.map { "\($0["segment"] ?? "")" }
+        #expect(segments.last == "allowedVendors", "\(diagnostics)")
+        #expect(Set(segments).isSubset(of: ["core", "allowedVendors"]))
+    }
+
     @Test func aVersionOneStringExitsOneInTextMode() throws {
         let run = try featuregate(["tcf", "decode", "BO2e4qiO2e4qiB9ABADEDS-AAAAxKABgACBiQA"])
         #expect(run.status == 1)

@@ -519,8 +519,8 @@ public final class PrivacyManager: Sendable {
         var local: Feature { values.union(configured.subtracting(decided)) }
 
         var permitted: Feature {
-            guard let consent else { return Feature(rawValue: .max) }
-            return consent.policy.permitted(Feature(rawValue: .max), statuses: consent.statuses)
+            guard let consent else { return FeatureStateRecord.everyFlag }
+            return consent.policy.permitted(FeatureStateRecord.everyFlag, statuses: consent.statuses)
         }
 
         /// What the store keeps.

@@ -64,6 +64,11 @@ public final class ScriptedTrackingAuthorizer: TrackingAuthorizer {
 
     /// The identifier while authorized, all zeros otherwise.
     public var rawAdvertisingIdentifier: UUID? {
-        status == .authorized ? advertisingIdentifier : UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
+        status == .authorized ? advertisingIdentifier : .allZeros
     }
+}
+
+extension UUID {
+    /// What the system hands out instead of an advertising identifier it withholds.
+    static let allZeros = UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
 }

@@ -74,8 +74,7 @@ public struct TrackingConsent: Sendable {
             guard authorizer.status == .authorized, await consent.status(for: .advertising) == .granted,
                 let identifier = authorizer.rawAdvertisingIdentifier
             else { return nil }
-            let zero = UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
-            return identifier == zero ? nil : identifier
+            return identifier == .allZeros ? nil : identifier
         }
     }
 }

@@ -9,6 +9,15 @@ extension TCString {
         /// The allowed-vendors segment, which TCF v2.2 no longer uses, is present.
         case allowedVendorsSegmentIsDeprecated
 
+        /// The segment the warning is about (legitimate interest: the core segment, even when the publisher-TC
+        /// segment signals it too).
+        public var segment: TCStringError.Segment {
+            switch self {
+            case .olderPolicyVersion, .legitimateInterestNotAllowed: .core
+            case .allowedVendorsSegmentIsDeprecated: .allowedVendors
+            }
+        }
+
         /// One line saying what was noticed.
         public var description: String {
             switch self {
