@@ -62,7 +62,7 @@ public struct TCStringError: Error, Sendable, Hashable, CustomStringConvertible 
         self.expected = expected
     }
 
-    /// One line: `segment N (kind), field F at bit B: found X, expected Y`.
+    /// One line: `TC string <segment> segment N, <field> at bit B: found X, expected Y`.
     public var description: String {
         "TC string \(segment.rawValue) segment \(segmentIndex), \(field) at bit \(bitOffset): "
             + "found \(found), expected \(expected)"
