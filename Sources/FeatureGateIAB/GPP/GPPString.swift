@@ -213,7 +213,7 @@ private struct GPPBitReader {
             throw GPPStringError(
                 section: section, field: "base64url", bitOffset: failure.characterOffset * 6,
                 found: "byte 0x\(String(failure.byte, radix: 16)) at character \(failure.characterOffset)",
-                expected: "A-Z, a-z, 0-9, - or _")
+                expected: BitReader.alphabet)
         }
         self.section = section
     }

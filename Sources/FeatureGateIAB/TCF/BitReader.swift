@@ -11,6 +11,9 @@ struct BitReader {
     /// The number of bits the segment holds (six per character).
     var bitCount: Int { sextets.count * 6 }
 
+    /// What ``decode(_:)`` accepts, for error messages.
+    static let alphabet = "A-Z, a-z, 0-9, - or _, then at most two = completing a group of four"
+
     /// Decodes `text` as base64url, with or without `=` padding.
     ///
     /// - Returns: The reader, or the offset and character of the first character that is not base64url.

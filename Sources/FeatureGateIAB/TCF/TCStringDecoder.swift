@@ -144,7 +144,7 @@ private struct SegmentReader {
                 found: failure.byte < 0x20 || failure.byte >= 0x7F
                     ? "byte 0x\(String(failure.byte, radix: 16))"
                     : "\"\(character)\" at character \(failure.characterOffset)",
-                expected: "A-Z, a-z, 0-9, - or _, then at most two = completing a group of four")
+                expected: BitReader.alphabet)
         }
         self.segment = segment
         self.index = index
