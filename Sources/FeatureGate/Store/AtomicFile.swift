@@ -118,13 +118,18 @@ package enum AtomicFile {
 
     /// Creates `path` and any missing parents, owner-only, with `mkdir(2)`, so a failure reports the `errno` of
     /// the very call that failed (a `FileManager` call leaves `errno` stale or unset) and the directory it was for.
+    /// Creates `path` and any missing parents, owner-only. It tries `path` first and walks up only while a parent
+    /// is missing, so it never touches directories above the first one that exists (which a sandbox may hide).
     private static func createDirectory(_ path: String) throws(FileStoreError) {
-        var current = path.hasPrefix("/") ? "" : "."
-        for component in path.split(separator: "/") {
-            current += "/" + component
-            if mkdir(current, 0o700) != 0 && errno != EEXIST {
-                throw FileStoreError(path: current, operation: .createDirectory, code: errno)
-            }
+        if mkdir(path, 0o700) == 0 { return }
+        let code = errno
+        if code == EEXIST { return }
+        guard code == ENOENT, let slash = path.lastIndex(of: "/"), slash != path.startIndex else {
+            throw FileStoreError(path: path, operation: .createDirectory, code: code)
+        }
+        try createDirectory(String(path[..<slash]))
+        if mkdir(path, 0o700) != 0 && errno != EEXIST {
+            throw FileStoreError(path: path, operation: .createDirectory, code: errno)
         }
     }
 
