@@ -69,7 +69,8 @@ public final class ConsentHoldingBuffer<Event: Sendable>: Sendable {
     /// - Returns: Whether the event was accepted (queued or held).
     @discardableResult
     public func track(_ event: Event) -> Bool {
-        if buffer.isOpen, (try? buffer.track(event)) != nil { return true }
+        // One call into the buffer at most, so a refused event is counted once.
+        if buffer.isOpen { return (try? buffer.track(event)) != nil }
         let held = state.withLock { state -> Bool in
             guard state.status == .unknown, !buffer.isOpen else { return false }
             if state.held.count == capacity {
