@@ -101,17 +101,9 @@ import Testing
     @Test func aSubsystemRegisteredDuringDeliveryGetsNoEdgeFromBeforeItStarted() async throws {
         let privacy = gate(.analytics)
         let runtime = SubsystemRuntime(privacy: privacy)
-        let blocker = ThreadPause()
-        let blocking = LockedValue(true)
         // Registered before the runtime, so the delivering thread blocks here before the runtime sees the change.
-        let token = privacy.observe { _ in
-            if blocking.withLock({ state in
-                defer { state = false }; return state
-            }) {
-                blocker.pause()
-            }
-        }
-        defer { token.cancel() }
+        let blocker = DeliveryBlocker(privacy, armed: true)
+        defer { blocker.cancel() }
         runtime.start()
         await runtime.settle()
 
@@ -150,17 +142,9 @@ import Testing
     /// subsystem went back to the runtime's first one, which still had that old disable to deliver.
     @Test func aSubsystemRestartedByAPassGetsNoEdgeFromBeforeTheRestart() async throws {
         let privacy = gate(.analytics)
-        let blocker = ThreadPause()
-        let blockNext = LockedValue(false)
         // Registered before the runtime, so a change it blocks reaches none of the runtime's observers yet.
-        let token = privacy.observe { _ in
-            if blockNext.withLock({ state in
-                defer { state = false }; return state
-            }) {
-                blocker.pause()
-            }
-        }
-        defer { token.cancel() }
+        let blocker = DeliveryBlocker(privacy, armed: false)
+        defer { blocker.cancel() }
         let log = Collector<String>()
         let transport = RecordingTransport()
         let optOut = GatedTransport(transport, features: .analytics, privacy: privacy, ledger: IOLedger())
@@ -180,7 +164,7 @@ import Testing
 
         privacy.disableFeatures(.analytics)  // noted: the next pass restarts analytics
         privacy.enableFeatures(.analytics)
-        blockNext.withLock { $0 = true }
+        blocker.arm()
         let delivered = Latch()
         let disabler = Thread {
             privacy.disableFeatures(.analytics)  // returns once it delivered the enable queued behind it too

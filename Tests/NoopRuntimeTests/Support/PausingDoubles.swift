@@ -27,6 +27,36 @@ final class ThreadPause: Sendable {
     func release() { semaphore.signal() }
 }
 
+/// An observer of the gate that, once armed, blocks the thread delivering the next change: register it before
+/// any other observer and that change reaches no later one until ``release()``.
+final class DeliveryBlocker: Sendable {
+    private let pause: ThreadPause
+    private let armed: LockedValue<Bool>
+    private let token: ObservationToken
+
+    init(_ privacy: PrivacyManager, armed: Bool) {
+        let (pause, armed) = (ThreadPause(), LockedValue(armed))
+        (self.pause, self.armed) = (pause, armed)
+        token = privacy.observe { _ in
+            if armed.withLock({ state in
+                defer { state = false }
+                return state
+            }) {
+                pause.pause()
+            }
+        }
+    }
+
+    /// Arms the blocker for the next change.
+    func arm() { armed.withLock { $0 = true } }
+    /// Opens when the delivering thread is blocked.
+    var arrived: Latch { pause.arrived }
+    /// Lets the delivering thread go on.
+    func release() { pause.release() }
+    /// Stops observing.
+    func cancel() { token.cancel() }
+}
+
 /// A storage in memory whose writes block at a ``ThreadPause`` while `pauseWrites` is set.
 final class PausingStorage: Storage {
     let files = LockedValue<[String: Data]>([:])
