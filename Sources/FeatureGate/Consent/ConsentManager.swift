@@ -70,7 +70,6 @@ public actor ConsentManager {
     private nonisolated let observers = LockedValue<ConsentObservers>(ConsentObservers())
     private var statuses: [ConsentCategory: ConsentStatus] = [:]
     private var stale: Set<ConsentCategory> = []
-    /// The advertising status App Tracking Transparency last decided; `unknown` when it never decided.
     /// What each source last answered for each category, from the ledger and this run (``applyAnswer(_:for:from:)``).
     private var lastAnswers: [SourceAnswer: ConsentStatus]
 

@@ -193,8 +193,9 @@ public final class PrivacyManager: Sendable {
     /// under the same lock, masked to the catalog: a flag that consent or the kill switch hides keeps its local
     /// value unless `newValue` turns it on, so `privacy.enabledFeatures.insert(x)` never drops a hidden choice.
     /// The same holds for `enabledFeatures = []`: to turn off every flag, hidden ones included (an opt-out
-    /// screen's "turn everything off"), call `disableFeatures(catalog.allFeatures)`. A write that changes nothing persists and notifies nothing. `insert` is still a read-modify-write that can
-    /// lose a concurrent update; prefer ``enableFeatures(_:)`` and ``disableFeatures(_:)``.
+    /// screen's "turn everything off"), call `disableFeatures(catalog.allFeatures)`. A write that changes nothing
+    /// persists and notifies nothing. `insert` is still a read-modify-write that can lose a concurrent update;
+    /// prefer ``enableFeatures(_:)`` and ``disableFeatures(_:)``.
     public var enabledFeatures: Feature {
         get { Feature(rawValue: effectiveBits.load(ordering: .acquiring)) }
         set {
@@ -420,17 +421,14 @@ public final class PrivacyManager: Sendable {
             state.observers.append(ObserverEntry(id: state.nextID, startSequence: state.sequence, handler: handler))
             return (state.nextID, state.effective)
         }
-        return (current, observationToken(removing: id))
-    }
-
-    private func observationToken(removing id: UInt64) -> ObservationToken {
-        ObservationToken { [weak self] in
+        let token = ObservationToken { [weak self] in
             // Returned, so the handler is released after the lock: it may hold the last reference to something
             // whose deinit uses this manager, or to the manager itself.
             _ = self?.state.withLock { state in
                 state.observers.firstIndex { $0.id == id }.map { state.observers.remove(at: $0) }
             }
         }
+        return (current, token)
     }
 
     /// The effective set now and after every real change, as an asynchronous sequence.
