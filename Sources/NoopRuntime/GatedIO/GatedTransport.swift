@@ -53,7 +53,7 @@ public struct GatedTransport: Sendable {
     ///
     /// The gate is checked again just before the inner client is called: a request admitted just before a
     /// revocation is not sent after it. The gate says nothing of when the request's data was captured; an SDK
-    /// that queues data under a feature compares ``PrivacyManager/disableCount(of:)`` readings, as
+    /// that queues data under a feature compares `PrivacyManager.disableCount(of:)` readings, as
     /// ``GatedEventBuffer`` does.
     ///
     /// - Throws: ``GatedIOError/gateClosed(_:)`` when closed (nothing sent), ``GatedIOError/failed(_:)`` with
