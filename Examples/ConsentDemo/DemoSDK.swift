@@ -38,14 +38,17 @@ final class DemoSDK: Sendable {
     init(dataDirectory: URL, configuration: PrivacyConfiguration, slowCollector: Duration? = nil) {
         collector = LoopbackCollector(slowEvents: slowCollector)
         files = PrivacyDataDirectory(url: dataDirectory)
-        let privacy = PrivacyManager(configuration: configuration, store: FileFeatureStore(url: files.stateFile))
+        // Given the policy, the gate runs nothing consent may withhold until the consent manager has read the ledger.
+        let privacy = PrivacyManager(
+            configuration: configuration, store: FileFeatureStore(url: files.stateFile), consentPolicy: .default)
         let ledger = ledger
         let runtime = SubsystemRuntime(privacy: privacy)
         self.privacy = privacy
         self.runtime = runtime
-        let beforeConsent = privacy.enabledFeatures
         consent = ConsentManager(privacy: privacy, ledger: FileConsentLedger(url: files.consentLedgerFile))
-        heldOffByConsent = beforeConsent.subtracting(privacy.enabledFeatures)
+        heldOffByConsent = privacy.reasons().filter { $0.isLocallyEnabled && !$0.isPermitted }.reduce(into: []) {
+            $0.formUnion($1.feature)
+        }
         identifier = AnonymousIdentifier(privacy: privacy, url: files.anonymousIdentifierFile)
         revocation = ConsentRevocation(consent: consent, runtime: runtime, identifier: identifier)
         let http = LoopbackHTTPTransport(collector: collector)

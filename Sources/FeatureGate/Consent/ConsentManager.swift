@@ -56,7 +56,9 @@ public struct ConsentRecordingError: Error, Sendable, CustomStringConvertible {
 /// never writes grants into the app's decisions.
 ///
 /// It is an actor so consent changes, and the feature updates they cause, are applied one at a time in order.
-/// Attach one consent manager per privacy manager, created right after it.
+/// Attach one consent manager per privacy manager. Give the privacy manager the policy
+/// (``PrivacyManager/init(configuration:store:catalog:consentPolicy:diagnosticHandler:)``) so that nothing consent
+/// may withhold runs before this attaches; otherwise create this right after it.
 public actor ConsentManager {
     /// The privacy manager the consent is applied to.
     public nonisolated let privacy: PrivacyManager
@@ -77,15 +79,20 @@ public actor ConsentManager {
     ///
     /// - Parameters:
     ///   - privacy: The gate whose features the consent controls.
-    ///   - policy: Categories, their features, and the policy version.
+    ///   - policy: Categories, their features, and the policy version: by default the gate's
+    ///     ``PrivacyManager/consentPolicy``, or ``ConsentPolicy/default`` when the gate was given none.
     ///   - ledger: The audit trail; nothing is written to it until a status changes.
     ///   - now: The clock stamped on records.
     public init(
         privacy: PrivacyManager,
-        policy: ConsentPolicy = .default,
+        policy: ConsentPolicy? = nil,
         ledger: any ConsentLedger,
         now: @escaping @Sendable () -> Date = { Date() }
     ) {
+        precondition(
+            policy == nil || privacy.consentPolicy == nil || policy == privacy.consentPolicy,
+            "the consent manager's policy differs from the one its gate was created with")
+        let policy = policy ?? privacy.consentPolicy ?? .default
         self.privacy = privacy
         self.policy = policy
         self.ledger = ledger

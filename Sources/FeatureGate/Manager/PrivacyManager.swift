@@ -31,8 +31,9 @@ import Synchronization
 /// The store is read once, in `init`. A stored record's decided flags win over the configuration unless
 /// ``PrivacyConfiguration/resetEnabledFeatures`` is set, in which case the record is deleted and every flag is
 /// undecided. A record that cannot be read is ignored in favour of the configuration, never of "all", and
-/// reported. Start-up writes nothing (the reset deletion aside). Create the ``ConsentManager`` right after the
-/// manager, before any subsystem checks a flag: until it is attached, consent withholds nothing.
+/// reported. Start-up writes nothing (the reset deletion aside). With consent, pass the ``ConsentPolicy`` to `init`:
+/// until the ``ConsentManager`` is attached the gate then withholds every feature the policy maps. Without it,
+/// consent withholds nothing until then, so create the consent manager right after, before anything checks a flag.
 ///
 /// ## Thread safety
 /// Every method may be called from any thread. ``isEnabled(_:)`` is a single lock-free atomic load and
@@ -57,6 +58,9 @@ public final class PrivacyManager: Sendable {
     /// The flags this manager knows. Values outside it are dropped wherever they come from.
     public let catalog: FeatureCatalog
 
+    /// The consent policy given at creation, if any: the one the attached ``ConsentManager`` uses.
+    public let consentPolicy: ConsentPolicy?
+
     /// What went wrong with the store at start-up, if anything. Empty after a clean start.
     public let startupDiagnostics: [PrivacyManagerDiagnostic]
 
@@ -66,16 +70,23 @@ public final class PrivacyManager: Sendable {
     ///   - configuration: The value of every undecided flag, and whether to discard what is stored.
     ///   - store: Where the decided flags persist. Nothing is written to it until a decision changes.
     ///   - catalog: The known flags; pass a catalog with your SDK's registered flags to keep them.
+    ///   - consentPolicy: The policy the ``ConsentManager`` attached to this gate will use, if one will. Given
+    ///     here, the gate withholds every feature the policy maps from the start, as if no category were answered
+    ///     yet (stored refusals count as refused), until the consent manager attaches and reads the ledger: so
+    ///     nothing that consent may withhold runs in between, and attaching can only widen. Without it, consent
+    ///     permits everything until the consent manager attaches: create that right after this.
     ///   - diagnosticHandler: Called with every store problem the manager works around, including those at
     ///     start-up (synchronously, before `init` returns). The library never prints.
     public init(
         configuration: PrivacyConfiguration,
         store: any FeatureStore,
         catalog: FeatureCatalog = .builtIn,
+        consentPolicy: ConsentPolicy? = nil,
         diagnosticHandler: (@Sendable (PrivacyManagerDiagnostic) -> Void)? = nil
     ) {
         self.configuration = configuration
         self.catalog = catalog
+        self.consentPolicy = consentPolicy
         self.store = store
         self.diagnosticHandler = diagnosticHandler
 
@@ -135,11 +146,15 @@ public final class PrivacyManager: Sendable {
             decided: catalog.mask(stored.decidedFeatures),
             values: catalog.mask(stored.enabledFeatures),
             deniedCategories: stored.deniedConsentCategories,
-            undecidedSource: source
+            undecidedSource: source,
+            consent: consentPolicy.map { policy in
+                let refused = stored.deniedConsentCategories.map { ($0, ConsentStatus.denied) }
+                return ConsentLayer(policy: policy, statuses: Dictionary(uniqueKeysWithValues: refused))
+            }
         )
         self.startupDiagnostics = diagnostics
-        self.unswitchedBits = Atomic(initial.local.rawValue)
-        self.effectiveBits = Atomic(initial.local.rawValue)
+        self.unswitchedBits = Atomic(initial.effective.rawValue)
+        self.effectiveBits = Atomic(initial.effective.rawValue)
         self.state = LockedValue(initial)
         for diagnostic in diagnostics { diagnosticHandler?(diagnostic) }
     }
@@ -503,15 +518,17 @@ public final class PrivacyManager: Sendable {
             decided: Feature,
             values: Feature,
             deniedCategories: Set<ConsentCategory>,
-            undecidedSource: FeatureSource
+            undecidedSource: FeatureSource,
+            consent: ConsentLayer?
         ) {
             self.configured = configured
             self.decided = decided
             self.values = values.intersection(decided)
             self.deniedCategories = deniedCategories
             self.undecidedSource = undecidedSource
+            self.consent = consent
             self.effective = []
-            self.effective = local
+            self.effective = local.intersection(permitted)
         }
 
         var local: Feature { values.union(configured.subtracting(decided)) }
