@@ -38,7 +38,7 @@ final class DemoSDK: Sendable {
     init(dataDirectory: URL, configuration: PrivacyConfiguration, slowCollector: Duration? = nil) {
         collector = LoopbackCollector(slowEvents: slowCollector)
         files = PrivacyDataDirectory(url: dataDirectory)
-        // Given the policy, the gate runs nothing consent may withhold until the consent manager has read the ledger.
+        // Given the policy, no opt-in category's features run until the consent manager has read the ledger.
         let privacy = PrivacyManager(
             configuration: configuration, store: FileFeatureStore(url: files.stateFile), consentPolicy: .default)
         let ledger = ledger

@@ -29,11 +29,12 @@ import Synchronization
 ///
 /// ## Start-up
 /// The store is read once, in `init`. A stored record's decided flags win over the configuration unless
-/// ``PrivacyConfiguration/resetEnabledFeatures`` is set, in which case the record is deleted and every flag is
-/// undecided. A record that cannot be read is ignored in favour of the configuration, never of "all", and
-/// reported. Start-up writes nothing (the reset deletion aside). With consent, pass the ``ConsentPolicy`` to `init`:
-/// until the ``ConsentManager`` is attached the gate then withholds every feature the policy maps. Without it,
-/// consent withholds nothing until then, so create the consent manager right after, before anything checks a flag.
+/// ``PrivacyConfiguration/resetEnabledFeatures`` is set, in which case the record is deleted (or rewritten with its
+/// consent refusals alone) and every flag is undecided. A record that cannot be read is ignored in favour of the
+/// configuration, never of "all", and reported. Start-up writes nothing (the reset aside). With consent, pass the
+/// ``ConsentPolicy`` to `init`: until the ``ConsentManager`` is attached the gate then withholds what an unanswered
+/// category withholds. Without it, consent withholds nothing until then, so create the consent manager right
+/// after, before anything checks a flag.
 ///
 /// ## Thread safety
 /// Every method may be called from any thread. ``isEnabled(_:)`` is a single lock-free atomic load and
@@ -71,10 +72,11 @@ public final class PrivacyManager: Sendable {
     ///   - store: Where the decided flags persist. Nothing is written to it until a decision changes.
     ///   - catalog: The known flags; pass a catalog with your SDK's registered flags to keep them.
     ///   - consentPolicy: The policy the ``ConsentManager`` attached to this gate will use, if one will. Given
-    ///     here, the gate withholds every feature the policy maps from the start, as if no category were answered
-    ///     yet (stored refusals count as refused), until the consent manager attaches and reads the ledger: so
-    ///     nothing that consent may withhold runs in between, and attaching can only widen. Without it, consent
-    ///     permits everything until the consent manager attaches: create that right after this.
+    ///     here, the gate reads every category as unanswered from the start (stored refusals count as refused)
+    ///     until the consent manager attaches and reads the ledger, so an opt-in category's features do not run in
+    ///     between. A category in ``ConsentPolicy/permittedUntilAsked`` runs as unanswered categories do, so a
+    ///     refusal only the ledger holds (the gate state's save failed) takes effect when the consent manager
+    ///     attaches. Without the policy, consent permits everything until then: create it right after this.
     ///   - diagnosticHandler: Called with every store problem the manager works around, including those at
     ///     start-up (synchronously, before `init` returns). The library never prints.
     public init(

@@ -2,8 +2,8 @@ import FeatureGate
 import Foundation
 import Testing
 
-/// The moment between creating the gate and attaching its consent manager: a gate given the policy runs nothing
-/// consent may withhold, and attaching can only widen.
+/// The moment between creating the gate and attaching its consent manager: a gate given the policy reads every
+/// category as unanswered, so an opt-in category's features wait for the ledger.
 @Suite struct ConsentBeforeAttachTests {
     /// Analytics was granted in an earlier run; the configuration turns analytics and push on.
     private func relaunch(
