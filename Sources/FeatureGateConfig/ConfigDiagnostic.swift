@@ -31,6 +31,9 @@ public struct ConfigDiagnostic: Sendable, Hashable, CustomStringConvertible {
         case unrecognizedFormat
         /// The file is malformed or truncated; the message gives the line and column for XML and JSON.
         case syntaxError
+        /// A dictionary key is followed by no value (another key, the end of the dictionary or of the file); the
+        /// diagnostic names the key and gives its line.
+        case keyWithoutValue
         /// Containers are nested deeper than ``ConfigLimits/maximumDepth``.
         case nestingTooDeep
         /// The document holds more values than ``ConfigLimits/maximumValueCount``.
@@ -63,6 +66,15 @@ public struct ConfigDiagnostic: Sendable, Hashable, CustomStringConvertible {
         case unknownBits
         /// Airship-compatible mode enabled every flag because `enabledFeatures` is missing; a warning.
         case defaultedToAll
+        /// A value the output format of a conversion cannot hold (a date or data in JSON, a null in a plist); the
+        /// conversion writes nothing.
+        case unconvertibleValue
+        /// `isAnalyticsEnabled` (or the older `analyticsEnabled`) is false: Airship records no analytics events
+        /// then, whatever `enabledFeatures` says, and FeatureGate does not read the key; a warning.
+        case airshipAnalyticsSwitchedOff
+        /// A value Airship's iOS SDK does not accept: SDK 19 and later fail `takeOff`, earlier SDKs enable every
+        /// feature. Only `featuregate check --airship` reports it, as an error.
+        case rejectedByAirship
     }
 
     /// Whether this is an error or a warning.

@@ -89,7 +89,7 @@ import Testing
         case .real(let text): "r\(Double(text).map { "\($0)" } ?? text)"
         case .boolean(let flag): "b\(flag)"
         case .date: "date"
-        case .data(let count): "data\(count)"
+        case .data(let bytes): "data\(bytes)"
         case .null: "null"
         case .other(let kind): kind
         }

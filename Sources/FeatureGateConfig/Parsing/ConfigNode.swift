@@ -14,10 +14,11 @@ package struct ConfigNode: Sendable {
         /// A floating-point number, as written.
         case real(String)
         case boolean(Bool)
-        /// A plist date, as written (or as decoded from a binary plist).
-        case date(String)
-        /// Plist data; only its size is kept.
-        case data(byteCount: Int)
+        /// A plist date: the text as written (or as shown for a binary plist), and the seconds since
+        /// 2001-01-01T00:00:00Z when the format stores them (binary plists and parsed dictionaries).
+        case date(text: String, seconds: Double?)
+        /// Plist data (an ASCII plist's `<hex>` too), kept so that a conversion can write it back.
+        case data([UInt8])
         /// JSON `null` (and `NSNull` in a dictionary passed in).
         case null
         /// Anything else a format can hold that a config never uses (a binary plist UID, say).
@@ -61,8 +62,8 @@ package struct ConfigNode: Sendable {
         case .integer(let integer): "integer \(integer.text)"
         case .real(let text): "real \(text)"
         case .boolean(let flag): "boolean \(flag)"
-        case .date(let text): "date \(text)"
-        case .data(let count): "data (\(count) bytes)"
+        case .date(let text, _): "date \(text)"
+        case .data(let bytes): "data (\(bytes.count) bytes)"
         case .null: "null"
         case .other(let kind): kind
         }
