@@ -76,9 +76,10 @@ enum ConvertCommand: ToolCommand {
         }
         // The whole input was read above, so OUT may be FILE: the rename replaces it only once all is written.
         do {
-            try AtomicFile.write(data, to: URL(filePath: output))
+            try data.write(to: URL(filePath: output), options: .atomic)
         } catch {
-            console.err("featuregate convert: error: cannot write \(output): \(error)")
+            console.err(
+                "featuregate convert: error: cannot write \(output): \((error as NSError).localizedDescription)")
             return FeatureGateTool.failure
         }
         return FeatureGateTool.success

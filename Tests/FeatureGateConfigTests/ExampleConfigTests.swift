@@ -43,7 +43,7 @@ import Testing
         "invalid-missing-key.plist": (
             nil,
             [
-                #"invalid-missing-key.plist: error: enabledFeatures: missing: write an empty array ([]) to start with every feature off until the app enables some, or ["all"] to enable every feature"#
+                #"invalid-missing-key.plist: error: enabledFeatures: missing. Airship enables every feature when it is missing (--airship reads the file as Airship does); write ["all"] to keep that. Writing [] instead turns off every feature the app or user has not set, on existing installs as well as new ones: push, analytics and in-app messages stop for users who never changed a setting"#
             ]
         ),
         "invalid-misspelled-key.json": (
@@ -72,7 +72,10 @@ import Testing
             ]
         ),
         "invalid-truncated.plist": (
-            nil, [#"invalid-truncated.plist: error: (root): line 5: the file ends after the key "developmentAppKey""#]
+            nil,
+            [
+                #"invalid-truncated.plist: error: developmentAppKey: line 5: the key "developmentAppKey" has no value (found the end of the file after it)"#
+            ]
         ),
         "invalid-empty.json": (
             nil,
@@ -119,7 +122,7 @@ import Testing
         #expect(run.status == 0)
         #expect(
             run.lines == [
-                "invalid-missing-key.plist: warning: enabledFeatures: missing, so every feature is enabled, as Airship does; write [] to start with every feature off, or list the features to enable"
+                #"invalid-missing-key.plist: warning: enabledFeatures: missing, so every feature is enabled, as Airship does; write ["all"] to say so. Writing [] instead turns off every feature the app or user has not set, on existing installs as well as new ones"#
             ])
     }
 }

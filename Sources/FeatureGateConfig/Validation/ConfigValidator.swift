@@ -76,8 +76,9 @@ package struct ConfigValidator {
             if mode == .airshipCompatible {
                 report(
                     .warning, .defaultedToAll, key, found: nil, expected: "an array of feature names",
-                    "missing, so every feature is enabled, as Airship does; write [] to start with every feature "
-                        + "off, or list the features to enable")
+                    "missing, so every feature is enabled, as Airship does; write [\"all\"] to say so. Writing [] "
+                        + "instead turns off every feature the app or user has not set, on existing installs as well "
+                        + "as new ones")
                 return catalog.allFeatures
             }
             report(
