@@ -24,7 +24,9 @@ import Testing
         var written = 0
         var refused = 0
         for _ in 0..<250 {
-            let document = GeneratedValue.dictionary([("k", generator.value(depth: 4)), ("enabledFeatures", .array([]))])
+            let document = GeneratedValue.dictionary([
+                ("k", generator.value(depth: 4)), ("enabledFeatures", .array([])),
+            ])
             let (_, tree) = try ConfigReader().parse(bytes: [UInt8](binaryPlist(document.object)), source: "d")
             for format in ConfigFormat.allCases {
                 do {

@@ -18,7 +18,8 @@ import Testing
         ),
         // XML: inside a nested dictionary inside an array.
         (
-            plist("<key>enabledFeatures</key><array/>\n<key>extra</key><array><dict>\n<key>inner</key>\n</dict></array>"),
+            plist(
+                "<key>enabledFeatures</key><array/>\n<key>extra</key><array><dict>\n<key>inner</key>\n</dict></array>"),
             #"c: error: extra[0].inner: line 6: the key "inner" has no value (found </dict> after it)"#
         ),
         // XML: the end of the file next.

@@ -63,7 +63,9 @@ import Testing
             ("data", .data([0x0F, 0xBD, 0x77, 0x78, 0x00])),
             (
                 "list",
-                .array([.string("a"), .array([.string("b"), .string("c")]), .dictionary([("k", .string("v"))]), .data([])])
+                .array([
+                    .string("a"), .array([.string("b"), .string("c")]), .dictionary([("k", .string("v"))]), .data([]),
+                ])
             ),
             ("emptyList", .array([])),
             ("emptyDict", .dictionary([])),
@@ -124,9 +126,18 @@ import Testing
     }
 
     @Test(arguments: [
-        ("{ enabledFeatures = (push) }", "line 1, column 28: expected ';' after the value of \"enabledFeatures\", found '}'"),
-        ("{ enabledFeatures = (push ", "line 1, column 27: expected ',' or ')' after an element of the array that starts on line 1, found the end of the file"),
-        ("{\n  a = b;\n  enabledFeatures = (push push);\n}", "line 3, column 27: expected ',' or ')' after an element of the array that starts on line 3, found 'p'"),
+        (
+            "{ enabledFeatures = (push) }",
+            "line 1, column 28: expected ';' after the value of \"enabledFeatures\", found '}'"
+        ),
+        (
+            "{ enabledFeatures = (push ",
+            "line 1, column 27: expected ',' or ')' after an element of the array that starts on line 1, found the end of the file"
+        ),
+        (
+            "{\n  a = b;\n  enabledFeatures = (push push);\n}",
+            "line 3, column 27: expected ',' or ')' after an element of the array that starts on line 3, found 'p'"
+        ),
         ("{ a = \"b; }", "line 1, column 12: the file ends inside the string that starts on line 1"),
         ("{ a = <0f1>; }", "line 1, column 11: the data holds an odd number of hex digits"),
         ("{ a = <0g>; }", "line 1, column 9: data holds 'g'"),

@@ -324,7 +324,8 @@ package struct OpenStepPlistParser {
                 consume()
                 while !startsWith([UInt8(ascii: "*"), UInt8(ascii: "/")]) {
                     guard peek != nil else {
-                        throw failure("the file ends inside the comment that starts on line \(startLine)", expected: "*/")
+                        throw failure(
+                            "the file ends inside the comment that starts on line \(startLine)", expected: "*/")
                     }
                     consume()
                 }

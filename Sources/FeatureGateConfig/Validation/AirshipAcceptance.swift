@@ -96,7 +96,9 @@ package enum AirshipAcceptance {
         let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
         if names.contains(trimmed) { return "Airship does not trim the spaces around a name" }
         if ConfigValidator.retiredNames.contains(trimmed) { return "Airship retired \(quoted(trimmed))" }
-        let suggestion = NameMatching.closest(to: trimmed, among: names.sorted()).map { ", did you mean \(quoted($0))?" }
+        let suggestion = NameMatching.closest(to: trimmed, among: names.sorted()).map {
+            ", did you mean \(quoted($0))?"
+        }
         return "not one of Airship's names\(suggestion ?? "")"
     }
 }

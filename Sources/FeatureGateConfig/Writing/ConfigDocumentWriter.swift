@@ -172,7 +172,8 @@ package enum ConfigDocumentWriter {
             text += indent + "</array>\n"
         case .string(let string):
             guard let escaped = xmlText(string) else {
-                throw unrepresentable(node, .xml, "XML cannot hold control characters other than tab and line breaks",
+                throw unrepresentable(
+                    node, .xml, "XML cannot hold control characters other than tab and line breaks",
                     path: path)
             }
             text += indent + "<string>\(escaped)</string>\n"
@@ -181,7 +182,8 @@ package enum ConfigDocumentWriter {
             guard let value = Double(written) else {
                 throw unrepresentable(node, .xml, "it is not a number", path: path)
             }
-            text += indent + "<real>\(value.isFinite ? written.trimmingCharacters(in: .whitespaces) : "\(value)")</real>\n"
+            text +=
+                indent + "<real>\(value.isFinite ? written.trimmingCharacters(in: .whitespaces) : "\(value)")</real>\n"
         case .boolean(let flag): text += indent + (flag ? "<true/>\n" : "<false/>\n")
         case .date(let written, let seconds):
             guard let iso = isoDate(written, seconds: seconds) else {
@@ -329,7 +331,8 @@ package enum ConfigDocumentWriter {
                 objects[index] = [0x33] + Self.bigEndian(value.bitPattern, size: 8)
             case .data(let bytes): objects[index] = Self.marker(0x4, bytes.count) + bytes
             case .null: throw unrepresentable(node, .binary, "a plist has no null", path: path)
-            case .other: throw unrepresentable(node, .binary, "a binary plist written here has no such value", path: path)
+            case .other:
+                throw unrepresentable(node, .binary, "a binary plist written here has no such value", path: path)
             }
             return index
         }
@@ -379,4 +382,3 @@ package enum ConfigDocumentWriter {
         }
     }
 }
-

@@ -70,7 +70,8 @@ package enum InterestingNumbers {
     package static let strings: [String] = [
         "enabledFeatures", "resetEnabledFeatures", "push", "analytics", "in_app_automation", "message_center",
         "tags_and_attributes", "contacts", "feature_flags", "crash_reports", "all", "none", "chat", "location",
-        "push, analytics", "PUSH", " push ", "enabledfeatures", "enabled_features", "", "x", "pushh", "analyticsEnabled",
+        "push, analytics", "PUSH", " push ", "enabledfeatures", "enabled_features", "", "x", "pushh",
+        "analyticsEnabled",
         "isAnalyticsEnabled",
     ]
 }

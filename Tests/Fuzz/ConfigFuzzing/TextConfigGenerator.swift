@@ -36,9 +36,10 @@ package struct TextConfigGenerator {
 
     /// Old-style plist strings: bare, quoted, escaped, and a few that are broken.
     package static let openStepStrings: [String] = [
-        "push", "\"push\"", "'analytics'", "\"in_app_automation\"", "PUSH", "YES", "NO", "42", "-1.5e3", "a/b:c.d-e$f+g",
-        "\"push, analytics\"", "\" push \"", "\"\"", "\"\\U0070ush\"", "\"\\160ush\"", "\"\\UD83D\\UDE00\"", "\"\\UD800\"",
-        "\"\\351\"", "\"a\\\"b\"", "\"multi\nline\"", "\"tab\\t\\n\\a\\v\\q\"", "<0fbd 7778>", "<>", "<0f1>", "<zz>",
+        "push", "\"push\"", "'analytics'", "\"in_app_automation\"", "PUSH", "YES", "NO", "42", "-1.5e3",
+        "a/b:c.d-e$f+g", "\"push, analytics\"", "\" push \"", "\"\"", "\"\\U0070ush\"", "\"\\160ush\"",
+        "\"\\UD83D\\UDE00\"", "\"\\UD800\"", "\"\\351\"", "\"a\\\"b\"", "\"multi\nline\"",
+        "\"tab\\t\\n\\a\\v\\q\"", "<0fbd 7778>", "<>", "<0f1>", "<zz>",
         "\"unterminated", "chat", "location", "all", "none", "crash_reports", "\"é中😀\"",
     ]
 
@@ -152,7 +153,9 @@ package struct TextConfigGenerator {
             let elements = (0..<input.below(6)).map { _ in openStepValue(depth: depth + 1) }
             return "(" + elements.joined(separator: "," + gap()) + (input.chance(30) ? ",)" : ")")
         case 4 where depth < 8:
-            let entries = (0..<input.below(4)).map { _ in openStepEntry(openStepKey(), openStepValue(depth: depth + 1)) }
+            let entries = (0..<input.below(4)).map { _ in
+                openStepEntry(openStepKey(), openStepValue(depth: depth + 1))
+            }
             return "{" + entries.joined(separator: gap()) + "}"
         case 5:
             let levels = input.pick([63, 64, 65, 255, 256, 257, 1_000])
