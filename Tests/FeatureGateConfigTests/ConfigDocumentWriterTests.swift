@@ -68,6 +68,23 @@ import Testing
         }
     }
 
+    @Test func aStringXMLCannotHoldIsNamedByItsKeyWithoutEchoingIt() throws {
+        let text = "{\"enabledFeatures\": [],\n\"developmentAppSecret\": \"s3cr\\u0001t\"}"
+        let (_, tree) = try ConfigReader().parse(bytes: Array(text.utf8), source: "c")
+        #expect {
+            try ConfigDocumentWriter.data(for: tree, as: .xml)
+        } throws: { error in
+            (error as! ConfigDocumentWriter.Unrepresentable).diagnostic(source: "c").description
+                == "c: error: developmentAppSecret: line 2: cannot write a string of 6 characters as an XML plist: XML "
+                + "cannot hold control characters other than tab and line breaks; nothing was written"
+        }
+        // The same string is fine in JSON and in a binary plist.
+        for format in [ConfigFormat.json, .binary] {
+            let bytes = try ConfigDocumentWriter.data(for: tree, as: format)
+            #expect(canonical(try ConfigReader().parse(bytes: bytes, source: "c").1) == canonical(tree))
+        }
+    }
+
     @Test func theCanonicalFormReplacesFeatureGateKeysInPlaceAndAddsMissingOnes() throws {
         let text = #"{"site": "EU", "enabledFeatures": "push, analytics", "nested": {"enabledFeatures": "x"}}"#
         let (_, tree) = try ConfigReader().parse(bytes: Array(text.utf8), source: "c")

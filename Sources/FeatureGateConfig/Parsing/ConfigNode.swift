@@ -1,6 +1,6 @@
 /// One value of a parsed config document, with the line it started on when the format has lines.
 ///
-/// The three parsers (JSON, XML plist, binary plist) and the dictionary bridge all produce this tree, so the
+/// The four parsers (JSON, XML, binary and old-style plists) and the dictionary bridge all produce this tree, so the
 /// validator sees one shape whatever the format. Numbers keep the text they were written with, so a bitmask too
 /// large for 64 bits can still be quoted back to the user.
 package struct ConfigNode: Sendable {
@@ -39,12 +39,19 @@ package struct ConfigNode: Sendable {
     }
 
     package var value: Value
-    /// The 1-based line where the value starts, for formats with lines (XML and JSON).
+    /// The 1-based line where the value starts, for formats with lines (XML, JSON and old-style plists).
     package var line: Int?
 
     package init(_ value: Value, line: Int? = nil) {
         self.value = value
         self.line = line
+    }
+
+    /// How the value reads in a message without its text when it is a string (`a string of 12 characters`), for
+    /// values of keys FeatureGate does not read, which may be secrets.
+    package var kindSummary: String {
+        if case .string(let text) = value { return "a string of \(text.unicodeScalars.count) characters" }
+        return summary
     }
 
     /// How the value reads in a message: `boolean true`, `an array of 3 values`, `string "abc"`.

@@ -12,7 +12,8 @@ package enum ConfigDocumentWriter {
         /// Where the value is: `analyticsURL`, `list[2]`, `(root)`.
         package var keyPath: String
         package var line: Int?
-        /// The value, as a message shows it: `date 2024-05-01T12:00:00Z`.
+        /// The value, as a message shows it: `date 2024-05-01T12:00:00Z`; a string by its length only, since it may
+        /// be a secret (an app secret with a control character in it).
         package var found: String
         package var format: ConfigFormat
         /// Why, e.g. `JSON has no dates`.
@@ -20,7 +21,13 @@ package enum ConfigDocumentWriter {
 
         /// The failure as the error `featuregate convert` prints.
         package func diagnostic(source: String) -> ConfigDiagnostic {
-            let name = format == .openStep ? "an old-style plist" : format == .json ? "JSON" : "a \(format) plist"
+            let name =
+                switch format {
+                case .json: "JSON"
+                case .xml: "an XML plist"
+                case .binary: "a binary plist"
+                case .openStep: "an old-style plist"
+                }
             return ConfigDiagnostic(
                 severity: .error, kind: .unconvertibleValue, source: source, keyPath: keyPath, line: line,
                 found: found, expected: "a value \(name) can hold",
@@ -63,7 +70,7 @@ package enum ConfigDocumentWriter {
         _ node: ConfigNode, _ format: ConfigFormat, _ reason: String, path: KeyPathTracker
     ) -> Unrepresentable {
         Unrepresentable(
-            keyPath: path.current, line: node.line, found: node.summary, format: format, reason: reason)
+            keyPath: path.current, line: node.line, found: node.kindSummary, format: format, reason: reason)
     }
 
     // MARK: - JSON
