@@ -105,23 +105,5 @@ enum CheckCommand: ToolCommand {
     }
 
     /// A JSON string literal.
-    static func json(_ text: String) -> String {
-        var result = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": result += "\\\""
-            case "\\": result += "\\\\"
-            case "\n": result += "\\n"
-            case "\r": result += "\\r"
-            case "\t": result += "\\t"
-            default:
-                if scalar.value < 0x20 {
-                    result += "\\u" + hex4(scalar.value)
-                } else {
-                    result.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        return result + "\""
-    }
+    static func json(_ text: String) -> String { ConfigDocumentWriter.jsonString(text) }
 }
