@@ -109,7 +109,7 @@ import Testing
         #expect(outcome("{ enabledFeatures = (); resetEnabledFeatures = YES; }").reset == true)
         #expect(
             outcome("{ enabledFeatures = ();\nresetEnabledFeatures = yes; }").lines == [
-                #"c: error: resetEnabledFeatures: line 2: expected a boolean (<true/> or <false/> in a plist, true or false in JSON), found string "yes""#
+                #"c: error: resetEnabledFeatures: line 2: expected YES or NO (an old-style plist has no booleans), found string "yes""#
             ])
         // In JSON, "YES" is a string and stays an error.
         #expect(outcome(#"{"enabledFeatures": [], "resetEnabledFeatures": "YES"}"#).features == nil)

@@ -249,11 +249,13 @@ package struct ConfigValidator {
         }
         reportIgnoredNearMisses(of: Self.resetEnabledFeaturesTarget, in: entries)
         guard let reset = boolean(entry.value) else {
+            let expected =
+                booleansAreStrings
+                ? "YES or NO (an old-style plist has no booleans)"
+                : "a boolean (<true/> or <false/> in a plist, true or false in JSON)"
             report(
-                .error, .wrongType, key, line: entry.value.line, found: entry.value.summary,
-                expected: "a boolean (<true/> or <false/> in a plist, true or false in JSON)",
-                "expected a boolean (<true/> or <false/> in a plist, true or false in JSON), found "
-                    + entry.value.summary)
+                .error, .wrongType, key, line: entry.value.line, found: entry.value.summary, expected: expected,
+                "expected \(expected), found \(entry.value.summary)")
             return nil
         }
         return reset
