@@ -5,9 +5,11 @@
 #
 # Without --structured, libFuzzer mutates config files directly (config-fuzzer, seeded from the committed corpus
 # in Tests/Fuzz/ConfigFuzzer/Corpus, with config.dict). With --structured, it mutates recipes that
-# config-structure-fuzzer turns into well-formed or deliberately broken binary plists, XML plists and JSON files
-# full of NaN, infinite, denormal and huge numbers, 128-bit integers, deep nesting, shared and cyclic references
-# and bad offset tables: random bytes almost never make a binary plist the reader gets far into.
+# config-structure-fuzzer turns into well-formed or deliberately broken binary plists, XML plists, old-style
+# (OpenStep) plists and JSON files full of NaN, infinite, denormal and huge numbers, 128-bit integers, escapes and
+# comments, deep nesting, shared and cyclic references and bad offset tables: random bytes almost never make a
+# binary plist the reader gets far into. Both targets also check that a conversion to every format keeps the
+# configuration and every key, or refuses a value the format cannot hold.
 #
 # Each target is built with -DFUZZING (its main hands control to LLVMFuzzerRunDriver) into its own scratch path,
 # so the normal .build stays free of sanitizer flags. Working corpora grow in .build-fuzz/ (not committed). A crash,

@@ -12,7 +12,10 @@ enum CheckCommand: ToolCommand {
         OVERVIEW: Validate FeatureGate config files.
 
         Prints one line per problem, 'FILE: error|warning: KEYPATH: message', and nothing for a clean file.
-        The format (XML plist, binary plist, JSON) is judged from the content. FILE '-' reads standard input.
+        The format (XML, binary or old-style plist, JSON) is judged from the content. FILE '-' reads standard
+        input. With --airship, check answers "would an Airship app accept this file?": a value Airship's iOS SDK
+        rejects (an unknown or retired name, a string or an integer where an array of names belongs) is an error
+        saying which SDK versions fail takeOff on it and which enable every feature instead.
 
         USAGE: \(usage)
 
@@ -31,10 +34,31 @@ enum CheckCommand: ToolCommand {
         let options = try ReadingOptions(arguments)
         guard !arguments.operands.isEmpty else { throw UsageError(message: "no FILE given") }
         let asJSON = arguments.flags.contains("--json")
+        let asAirship = options.reader.mode == .airshipCompatible
         var allValid = true
         for file in arguments.operands {
-            switch FeatureGateTool.load(file, with: options.reader) {
-            case .success(let result):
+            switch FeatureGateTool.loadDocument(file, with: options.reader) {
+            case .success(let document):
+                let result = document.result
+                let rejections =
+                    asAirship ? AirshipAcceptance.diagnostics(for: document.root, source: result.source) : []
+                guard rejections.isEmpty else {
+                    allValid = false
+                    // The lenient reading's warnings about the values Airship rejects would only repeat them.
+                    let warnings = result.warnings.filter { warning in
+                        !rejections.contains { $0.keyPath == warning.keyPath && $0.line == warning.line }
+                    }
+                    let diagnostics = inDocumentOrder(warnings + rejections)
+                    if asJSON {
+                        console.out(
+                            jsonLine(
+                                file: file, valid: false, format: result.format, names: nil, reset: nil,
+                                diagnostics: diagnostics))
+                    } else {
+                        for diagnostic in diagnostics { console.out(diagnostic.description) }
+                    }
+                    continue
+                }
                 if asJSON {
                     let names = options.reader.catalog.names(of: result.configuration.enabledFeatures).sorted()
                     console.out(
@@ -59,6 +83,13 @@ enum CheckCommand: ToolCommand {
         return allValid ? FeatureGateTool.success : FeatureGateTool.failure
     }
 
+    /// Sorted by line where lines are known, keeping the order of diagnostics on the same line.
+    private static func inDocumentOrder(_ diagnostics: [ConfigDiagnostic]) -> [ConfigDiagnostic] {
+        diagnostics.enumerated()
+            .sorted { ($0.element.line ?? .max, $0.offset) < ($1.element.line ?? .max, $1.offset) }
+            .map(\.element)
+    }
+
     static func jsonLine(
         file: String, valid: Bool, format: ConfigFormat?, names: [String]?, reset: Bool?,
         diagnostics: [ConfigDiagnostic]
@@ -74,23 +105,5 @@ enum CheckCommand: ToolCommand {
     }
 
     /// A JSON string literal.
-    static func json(_ text: String) -> String {
-        var result = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": result += "\\\""
-            case "\\": result += "\\\\"
-            case "\n": result += "\\n"
-            case "\r": result += "\\r"
-            case "\t": result += "\\t"
-            default:
-                if scalar.value < 0x20 {
-                    result += "\\u" + hex4(scalar.value)
-                } else {
-                    result.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        return result + "\""
-    }
+    static func json(_ text: String) -> String { ConfigDocumentWriter.jsonString(text) }
 }

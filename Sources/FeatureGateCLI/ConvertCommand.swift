@@ -22,8 +22,8 @@ enum ConvertCommand: ToolCommand {
 
         OPTIONS:
           --to FORMAT         json, xml or binary.
-          -o, --output OUT    Write to OUT (replaced atomically) instead of standard output; OUT '-' is
-                              standard output. A binary plist is not written to a terminal.
+          -o, --output OUT    Write to OUT (replaced atomically; FILE itself may be OUT) instead of standard
+                              output; OUT '-' is standard output. A binary plist is not written to a terminal.
         \(ReadingOptions.help)
           -h, --help          Show this help.
 
@@ -52,24 +52,29 @@ enum ConvertCommand: ToolCommand {
             throw UsageError(message: "refusing to write a binary plist to a terminal; use -o OUT")
         }
 
-        let result: ConfigReadResult
-        switch FeatureGateTool.load(file, with: options.reader) {
-        case .success(let read): result = read
+        let document: ConfigDocument
+        switch FeatureGateTool.loadDocument(file, with: options.reader) {
+        case .success(let read): document = read
         case .failure(let error):
             for diagnostic in error.diagnostics { console.err(diagnostic.description) }
             return FeatureGateTool.failure
         }
+        let result = document.result
         for warning in result.warnings { console.err(warning.description) }
-        if !result.ignoredKeys.isEmpty {
-            console.err(
-                "featuregate convert: note: not converted: \(result.ignoredKeys.joined(separator: ", ")) "
-                    + "(only enabledFeatures and resetEnabledFeatures are written)")
+        let converted = ConfigWriter.document(
+            document.root, with: result.configuration, catalog: options.reader.catalog, format: format)
+        let data: Data
+        do {
+            data = Data(try ConfigDocumentWriter.data(for: converted, as: format))
+        } catch {
+            console.err(error.diagnostic(source: result.source).description)
+            return FeatureGateTool.failure
         }
-        let data = ConfigWriter.data(for: result.configuration, as: format, catalog: options.reader.catalog)
         guard let output else {
             console.outBytes(data)
             return FeatureGateTool.success
         }
+        // The whole input was read above, so OUT may be FILE: the rename replaces it only once all is written.
         do {
             try data.write(to: URL(filePath: output), options: .atomic)
         } catch {

@@ -64,7 +64,12 @@ enum ExplainCommand: ToolCommand {
 
         let format = result.format.map { " (\($0))" } ?? ""
         console.out("config: \(file)\(format)")
-        console.out("  enabledFeatures: \(list(catalog.names(of: configuration.enabledFeatures)))")
+        // In Airship-compatible mode a missing key is Airship's default, not something the file says.
+        let defaulted = result.warnings.contains { $0.kind == .defaultedToAll }
+        let analyticsSwitch = result.warnings.first { $0.kind == .airshipAnalyticsSwitchedOff }?.keyPath
+        console.out(
+            "  enabledFeatures: \(list(catalog.names(of: configuration.enabledFeatures)))"
+                + (defaulted ? " (missing: Airship's default, every feature)" : ""))
         console.out("  resetEnabledFeatures: \(configuration.resetEnabledFeatures)")
         if let statePath, let record {
             let stored = (try? FeatureStateRecord(decoding: record)).map { describe($0, catalog: catalog) }
@@ -81,13 +86,20 @@ enum ExplainCommand: ToolCommand {
         for reason in reasons {
             let flag = catalog.name(of: reason.feature) ?? "bit\(reason.feature.rawValue.trailingZeroBitCount)"
             let state = reason.isEnabled ? "on     " : "off    "
-            console.out(pad(flag, width) + state + why(reason))
+            var explanation = why(reason, defaulted: defaulted)
+            if let analyticsSwitch, reason.feature == .analytics {
+                explanation += "; Airship itself would record no analytics events: \(analyticsSwitch) is false"
+            }
+            console.out(pad(flag, width) + state + explanation)
         }
         return FeatureGateTool.success
     }
 
-    private static func why(_ reason: FeatureReason) -> String {
-        let named = reason.isLocallyEnabled ? "in enabledFeatures" : "not in enabledFeatures"
+    private static func why(_ reason: FeatureReason, defaulted: Bool) -> String {
+        let named =
+            defaulted
+            ? "Airship's default (enabledFeatures is missing)"
+            : reason.isLocallyEnabled ? "in enabledFeatures" : "not in enabledFeatures"
         switch reason.source {
         case .configuration: return "configuration: \(named)"
         case .storedState:

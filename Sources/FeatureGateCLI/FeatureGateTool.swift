@@ -11,7 +11,7 @@ enum FeatureGateTool {
     static let usageFailure: Int32 = 2
 
     static let overview = """
-        OVERVIEW: Check, explain and convert FeatureGate config files (XML plist, binary plist, JSON).
+        OVERVIEW: Check, explain and convert FeatureGate config files (XML, binary and old-style plists, JSON).
 
         USAGE: featuregate <command> [options] FILE...
 
@@ -79,12 +79,17 @@ enum FeatureGateTool {
 
     /// Reads one config operand: a path, or `-` for standard input.
     static func load(_ operand: String, with reader: ConfigReader) -> Result<ConfigReadResult, ConfigError> {
+        loadDocument(operand, with: reader).map(\.result)
+    }
+
+    /// Reads one config operand and keeps its parsed tree, for `convert` and `check --airship`.
+    static func loadDocument(_ operand: String, with reader: ConfigReader) -> Result<ConfigDocument, ConfigError> {
         do {
             if operand == "-" {
                 let data = (try? FileHandle.standardInput.read(upToCount: reader.limits.maximumFileSize + 1)) ?? nil
-                return .success(try reader.read(data ?? Data(), sourceName: "<stdin>"))
+                return .success(try reader.readDocument(data ?? Data(), sourceName: "<stdin>"))
             }
-            return .success(try reader.read(contentsOf: URL(filePath: operand)))
+            return .success(try reader.readDocument(contentsOf: URL(filePath: operand)))
         } catch {
             return .failure(error)
         }

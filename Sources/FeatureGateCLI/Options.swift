@@ -104,7 +104,8 @@ struct ReadingOptions {
           --lenient           Drop unknown feature names with a warning instead of failing.
           --airship           Read as Airship does: a missing enabledFeatures enables every feature (with a
                               warning), and unknown names are dropped with a warning. Implies --lenient;
-                              giving both is a usage error.
+                              giving both is a usage error. 'check --airship' also fails a file that
+                              Airship's iOS SDK rejects.
           --flag NAME=BIT     Accept a flag your SDK registers (BIT in 16...31). Repeat for more flags.
         """
 }

@@ -1,6 +1,6 @@
 /// One finding about a config: an error that makes the file invalid, or a warning about something dropped.
 ///
-/// Every diagnostic says where (``source``, ``keyPath`` and, for XML and JSON, ``line``), what was ``found`` and
+/// Every diagnostic says where (``source``, ``keyPath`` and, for the text formats, ``line``), what was ``found`` and
 /// what was ``expected``. ``description`` is the line `featuregate check` prints:
 ///
 /// ```
@@ -29,8 +29,12 @@ public struct ConfigDiagnostic: Sendable, Hashable, CustomStringConvertible {
         case invalidEncoding
         /// The content is not an XML plist, a binary plist or JSON.
         case unrecognizedFormat
-        /// The file is malformed or truncated; the message gives the line and column for XML and JSON.
+        /// The file is malformed or truncated; the message gives the line (and, for JSON and old-style plists, the
+        /// column) in the text formats.
         case syntaxError
+        /// A dictionary key is followed by no value (another key, the end of the dictionary or of the file); the
+        /// diagnostic names the key and gives its line.
+        case keyWithoutValue
         /// Containers are nested deeper than ``ConfigLimits/maximumDepth``.
         case nestingTooDeep
         /// The document holds more values than ``ConfigLimits/maximumValueCount``.
@@ -63,6 +67,15 @@ public struct ConfigDiagnostic: Sendable, Hashable, CustomStringConvertible {
         case unknownBits
         /// Airship-compatible mode enabled every flag because `enabledFeatures` is missing; a warning.
         case defaultedToAll
+        /// A value the output format of a conversion cannot hold (a date or data in JSON, a null in a plist); the
+        /// conversion writes nothing.
+        case unconvertibleValue
+        /// `isAnalyticsEnabled` (or the older `analyticsEnabled`) is false: Airship records no analytics events
+        /// then, whatever `enabledFeatures` says, and FeatureGate does not read the key; a warning.
+        case airshipAnalyticsSwitchedOff
+        /// A value Airship's iOS SDK does not accept: SDK 19 and later fail `takeOff`, earlier SDKs enable every
+        /// feature. Only `featuregate check --airship` reports it, as an error.
+        case rejectedByAirship
     }
 
     /// Whether this is an error or a warning.
@@ -73,7 +86,7 @@ public struct ConfigDiagnostic: Sendable, Hashable, CustomStringConvertible {
     public let source: String
     /// Where in the document: `enabledFeatures`, `enabledFeatures[2]`, or `(root)` for the whole file.
     public let keyPath: String
-    /// The 1-based line, when the format has lines (XML, JSON) and the problem has a place.
+    /// The 1-based line, when the format has lines (XML, JSON, old-style plists) and the problem has a place.
     public let line: Int?
     /// What was found, e.g. `string "anlytics"` or `boolean true`; `nil` when nothing was there.
     public let found: String?

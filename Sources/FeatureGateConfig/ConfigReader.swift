@@ -11,8 +11,8 @@ import Darwin
 import Android
 #endif
 
-/// Reads `enabledFeatures` and `resetEnabledFeatures` from an XML plist, a binary plist or a JSON file, and
-/// enables exactly what it names.
+/// Reads `enabledFeatures` and `resetEnabledFeatures` from an XML plist, a binary plist, an old-style (OpenStep)
+/// plist or a JSON file, and enables exactly what it names.
 ///
 /// ```swift
 /// let reader = ConfigReader(catalog: myCatalog)            // strict by default
@@ -27,13 +27,14 @@ import Android
 /// - one comma-separated string of the same names (Airship 16–18): `"push, analytics"`;
 /// - an integer bitmask (Airship Android), masked to the catalog's flags; dropped bits get a warning.
 ///
-/// `resetEnabledFeatures` is a boolean and defaults to `false`. Other top-level keys are ignored, so a whole
-/// `AirshipConfig.plist` loads. The retired Airship names `chat` and `location` are dropped with a warning in
+/// `resetEnabledFeatures` is a boolean (in an old-style plist, which has no booleans, `YES` or `NO`) and defaults to
+/// `false`. Other top-level keys are ignored, so a whole `AirshipConfig.plist` loads; `isAnalyticsEnabled` or
+/// `analyticsEnabled` set to false (Airship's own analytics switch) gets a warning, since the gate does not read it. The retired Airship names `chat` and `location` are dropped with a warning in
 /// every mode. See ``ConfigReadingMode`` for unknown names and a missing `enabledFeatures`.
 ///
 /// ## Failure
-/// Every entry point throws ``ConfigError`` with every error found, each with the source, key path, line (XML and
-/// JSON), what was found and what was expected. No input, however malformed, yields more features than it names;
+/// Every entry point throws ``ConfigError`` with every error found, each with the source, key path, line (every
+/// text format), what was found and what was expected. No input, however malformed, yields more features than it names;
 /// limits (``ConfigLimits``) keep huge or deeply nested input from costing more than a diagnostic.
 ///
 /// The reader is a value with no state: use one from any thread.
@@ -63,6 +64,11 @@ public struct ConfigReader: Sendable {
     /// The file is read once, up to ``ConfigLimits/maximumFileSize`` plus one byte; nothing is written.
     /// Diagnostics name the file by `url.relativePath`, so a relative URL prints as it was given.
     public func read(contentsOf url: URL) throws(ConfigError) -> ConfigReadResult {
+        try readDocument(contentsOf: url).result
+    }
+
+    /// Reads a config file as ``read(contentsOf:)`` does, and returns its parsed tree too.
+    package func readDocument(contentsOf url: URL) throws(ConfigError) -> ConfigDocument {
         let source = url.relativePath.isEmpty ? url.path(percentEncoded: false) : url.relativePath
         let bytes: [UInt8]
         do {
@@ -70,7 +76,7 @@ public struct ConfigReader: Sendable {
         } catch {
             throw ConfigError(source: source, format: nil, diagnostics: [error.diagnostic(source: source)])
         }
-        return try read(bytes: bytes, source: source)
+        return try readDocument(bytes: bytes, source: source)
     }
 
     /// Reads a config from memory.
@@ -79,6 +85,11 @@ public struct ConfigReader: Sendable {
     ///   - data: The file's bytes, in any of the three formats.
     ///   - sourceName: The name diagnostics give the data, such as the path it came from.
     public func read(_ data: Data, sourceName: String = "<data>") throws(ConfigError) -> ConfigReadResult {
+        try readDocument(data, sourceName: sourceName).result
+    }
+
+    /// Reads a config from memory as ``read(_:sourceName:)`` does, and returns its parsed tree too.
+    package func readDocument(_ data: Data, sourceName: String = "<data>") throws(ConfigError) -> ConfigDocument {
         guard data.count <= limits.maximumFileSize else {
             throw ConfigError(
                 source: sourceName, format: nil,
@@ -86,7 +97,7 @@ public struct ConfigReader: Sendable {
                     FileFailure.tooLarge(size: data.count, limit: limits.maximumFileSize).diagnostic(source: sourceName)
                 ])
         }
-        return try read(bytes: [UInt8](data), source: sourceName)
+        return try readDocument(bytes: [UInt8](data), source: sourceName)
     }
 
     /// Reads a config that ships as a bundle resource, such as `AirshipConfig.plist`.
@@ -135,8 +146,13 @@ public struct ConfigReader: Sendable {
 
     /// Detects the format, parses and validates. Every failure becomes a diagnostic.
     package func read(bytes: [UInt8], source: String) throws(ConfigError) -> ConfigReadResult {
+        try readDocument(bytes: bytes, source: source).result
+    }
+
+    /// Detects the format, parses and validates, and keeps the tree.
+    package func readDocument(bytes: [UInt8], source: String) throws(ConfigError) -> ConfigDocument {
         let (format, root) = try parse(bytes: bytes, source: source)
-        return try validate(root, format: format, source: source)
+        return ConfigDocument(result: try validate(root, format: format, source: source), root: root)
     }
 
     /// Detects the format and parses, without validating the keys.
@@ -173,6 +189,7 @@ public struct ConfigReader: Sendable {
             case .json: return (format, try JSONConfigParser.parse(bytes, limits: limits))
             case .xml: return (format, try XMLPlistParser.parse(bytes, limits: limits))
             case .binary: return (format, try BinaryPlistParser.parse(bytes, limits: limits))
+            case .openStep: return (format, try OpenStepPlistParser.parse(bytes, limits: limits))
             }
         } catch {
             throw fail(error, format)
@@ -184,7 +201,8 @@ public struct ConfigReader: Sendable {
     ) throws(ConfigError)
         -> ConfigReadResult
     {
-        var validator = ConfigValidator(mode: mode, catalog: catalog, limits: limits, source: source)
+        var validator = ConfigValidator(
+            mode: mode, catalog: catalog, limits: limits, source: source, booleansAreStrings: format == .openStep)
         guard let configuration = validator.validate(root) else {
             throw ConfigError(source: source, format: format, diagnostics: validator.diagnostics)
         }
@@ -214,7 +232,9 @@ public struct ConfigReader: Sendable {
             printable
             ? quoted(String(decoding: start, as: UTF8.self))
             : "bytes " + start.map { ($0 < 0x10 ? "0" : "") + String($0, radix: 16) }.joined(separator: " ")
-        let expected = "an XML plist (<?xml or <plist), a binary plist (bplist00) or a JSON object ({)"
+        let expected =
+            "an XML plist (<?xml or <plist), a binary plist (bplist00), a JSON object ({) or an old-style plist "
+            + "({ key = value; })"
         return ParseFailure(
             .unrecognizedFormat, "expected \(expected), found \(found)\(start.count == 16 ? "…" : "")",
             found: found, expected: expected)
@@ -266,6 +286,13 @@ public struct ConfigReader: Sendable {
     }
 }
 
+/// A config that was read, with the tree it was read from: what `featuregate convert` rewrites and
+/// `featuregate check --airship` checks against Airship's own reading.
+package struct ConfigDocument: Sendable {
+    package var result: ConfigReadResult
+    package var root: ConfigNode
+}
+
 /// The C library's `read`, which the reader's own `read` methods hide.
 private func systemRead(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int {
     read(descriptor, buffer, count)
@@ -275,7 +302,7 @@ extension ParseFailure {
     /// The failure as an error at the root of the document.
     func diagnostic(source: String) -> ConfigDiagnostic {
         ConfigDiagnostic(
-            severity: .error, kind: kind, source: source, keyPath: ConfigDiagnostic.rootKeyPath, line: line,
+            severity: .error, kind: kind, source: source, keyPath: keyPath ?? ConfigDiagnostic.rootKeyPath, line: line,
             found: found, expected: expected, message: placedMessage)
     }
 }

@@ -20,6 +20,18 @@ import Testing
         "AirshipConfig.plist": (["in_app_automation", "message_center", "push"], []),
         "binary.plist": (["analytics", "feature_flags", "push"], []),
         "comma-separated.plist": (["analytics", "push", "tags_and_attributes"], []),
+        "openstep.plist": (
+            ["in_app_automation", "message_center", "push"],
+            [
+                "openstep.plist: warning: analyticsEnabled: line 9: false: Airship SDKs record and send no analytics events while it is false, whatever enabledFeatures says. FeatureGate does not read this key: analytics is off here too, because enabledFeatures does not enable it"
+            ]
+        ),
+        "invalid-key-without-value.plist": (
+            nil,
+            [
+                #"invalid-key-without-value.plist: error: developmentAppKey: line 5: the key "developmentAppKey" has no value (found <key> after it)"#
+            ]
+        ),
         "android-bitmask.json": (
             ["analytics", "contacts", "in_app_automation", "message_center", "push", "tags_and_attributes"],
             [
@@ -43,7 +55,7 @@ import Testing
         "invalid-missing-key.plist": (
             nil,
             [
-                #"invalid-missing-key.plist: error: enabledFeatures: missing: write an empty array ([]) to start with every feature off until the app enables some, or ["all"] to enable every feature"#
+                #"invalid-missing-key.plist: error: enabledFeatures: missing. Airship enables every feature when it is missing (--airship reads the file as Airship does); write ["all"] to keep that. Writing [] instead turns off every feature the app or user has not set, on existing installs as well as new ones: push, analytics and in-app messages stop for users who never changed a setting"#
             ]
         ),
         "invalid-misspelled-key.json": (
@@ -72,7 +84,10 @@ import Testing
             ]
         ),
         "invalid-truncated.plist": (
-            nil, [#"invalid-truncated.plist: error: (root): line 5: the file ends after the key "developmentAppKey""#]
+            nil,
+            [
+                #"invalid-truncated.plist: error: developmentAppKey: line 5: the key "developmentAppKey" has no value (found the end of the file after it)"#
+            ]
         ),
         "invalid-empty.json": (
             nil,
@@ -119,7 +134,22 @@ import Testing
         #expect(run.status == 0)
         #expect(
             run.lines == [
-                "invalid-missing-key.plist: warning: enabledFeatures: missing, so every feature is enabled, as Airship does; write [] to start with every feature off, or list the features to enable"
+                #"invalid-missing-key.plist: warning: enabledFeatures: missing, so every feature is enabled, as Airship does; write ["all"] to say so. Writing [] instead turns off every feature the app or user has not set, on existing installs as well as new ones"#
             ])
+    }
+
+    /// `check --airship` on the valid samples: the files an Airship app accepts pass, the Airship forms that SDK 19
+    /// and later fail takeOff on fail, as the README's table says.
+    @Test func checkAirshipGivesTheDocumentedVerdicts() throws {
+        let verdicts: [String: Int32] = [
+            "default-off.json": 0, "all.json": 0, "AirshipConfig.plist": 0, "binary.plist": 0, "openstep.plist": 0,
+            "invalid-missing-key.plist": 0, "comma-separated.plist": 1, "android-bitmask.json": 1,
+            "retired-names.json": 1,
+        ]
+        for (file, status) in verdicts {
+            let run = try featuregate(["check", "--airship", file], in: Self.directory)
+            #expect(run.status == status, "\(file): \(run.lines)")
+            #expect(run.lines.contains { $0.contains(": error: ") } == (status == 1), "\(file)")
+        }
     }
 }

@@ -76,22 +76,4 @@ import Testing
             canonical(mine) == canonical(theirs), "\(String(decoding: data.prefix(400), as: UTF8.self))",
             sourceLocation: sourceLocation)
     }
-
-    /// A comparable rendering: dictionary keys sorted, numbers by value, dates and data by kind and size.
-    private func canonical(_ node: ConfigNode) -> String {
-        switch node.value {
-        case .dictionary(let entries):
-            "{" + entries.map { "\($0.key.debugDescription)=\(canonical($0.value))" }.sorted().joined(separator: ",")
-                + "}"
-        case .array(let elements): "[" + elements.map(canonical).joined(separator: ",") + "]"
-        case .string(let text): "s\(text.debugDescription)"
-        case .integer(let integer): "i\(integer.text)"
-        case .real(let text): "r\(Double(text).map { "\($0)" } ?? text)"
-        case .boolean(let flag): "b\(flag)"
-        case .date: "date"
-        case .data(let count): "data\(count)"
-        case .null: "null"
-        case .other(let kind): kind
-        }
-    }
 }

@@ -83,12 +83,12 @@ import Testing
         #expect(result.features == nil)
         #expect(
             result.lines == [
-                #"c: error: enabledFeatures: missing: write an empty array ([]) to start with every feature off until the app enables some, or ["all"] to enable every feature"#
+                #"c: error: enabledFeatures: missing. Airship enables every feature when it is missing (--airship reads the file as Airship does); write ["all"] to keep that. Writing [] instead turns off every feature the app or user has not set, on existing installs as well as new ones: push, analytics and in-app messages stop for users who never changed a setting"#
             ])
         let error = try #require(readError(Data("{}".utf8), mode))
         #expect(error.kind == .missingKey)
         #expect(error.found == nil)
-        #expect(error.expected == #"[] for default-off, or ["all"] for every feature"#)
+        #expect(error.expected == #"["all"] for Airship's default, or [] for default-off"#)
     }
 
     @Test func airshipCompatibleModeReadsAMissingEnabledFeaturesAsAllWithAWarning() {
@@ -98,7 +98,7 @@ import Testing
         #expect(result.reset == true)
         #expect(
             result.lines == [
-                "c: warning: enabledFeatures: missing, so every feature is enabled, as Airship does; write [] to start with every feature off, or list the features to enable"
+                #"c: warning: enabledFeatures: missing, so every feature is enabled, as Airship does; write ["all"] to say so. Writing [] instead turns off every feature the app or user has not set, on existing installs as well as new ones"#
             ])
     }
 

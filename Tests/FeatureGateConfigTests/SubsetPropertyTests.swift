@@ -48,12 +48,13 @@ import Testing
             generator.shuffleEntries(&entries)
 
             let document = GeneratedValue.dictionary(entries)
-            let format = generator.pick(ConfigFormat.allCases)
+            // An old-style plist has no numbers or booleans to generate them as; OpenStepPlistTests covers it.
+            let format = generator.pick([ConfigFormat.json, .xml, .binary])
             let data: Data
             switch format {
             case .json: data = Data(document.json(using: &generator).utf8)
             case .xml: data = Data(document.xmlDocument.utf8)
-            case .binary: data = binaryPlist(document.object)
+            default: data = binaryPlist(document.object)
             }
             let result = outcome(data, mode, catalog: catalog)
             counts[result.isValid ? "valid" : "invalid", default: 0] += 1

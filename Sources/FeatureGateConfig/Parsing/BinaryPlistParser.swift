@@ -102,11 +102,12 @@ package struct BinaryPlistParser {
             guard low == 3 else { throw Self.corrupt("object \(reference) is a date of the wrong size") }
             try checkRange(offset + 1, count: 8, of: reference)
             let seconds = Double(bitPattern: Self.readUInt(bytes, at: offset + 1, size: 8))
-            return ConfigNode(.date(PlistDateText.text(secondsSinceReferenceDate: seconds)))
+            return ConfigNode(
+                .date(text: PlistDateText.text(secondsSinceReferenceDate: seconds), seconds: seconds))
         case 0x4:
             let (count, start) = try readLength(low, at: offset, of: reference)
             try checkRange(start, count: count, of: reference)
-            return ConfigNode(.data(byteCount: count))
+            return ConfigNode(.data(Array(bytes[start..<start + count])))
         case 0x5:
             let (count, start) = try readLength(low, at: offset, of: reference)
             try checkRange(start, count: count, of: reference)

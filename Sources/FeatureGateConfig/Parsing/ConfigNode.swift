@@ -1,6 +1,6 @@
 /// One value of a parsed config document, with the line it started on when the format has lines.
 ///
-/// The three parsers (JSON, XML plist, binary plist) and the dictionary bridge all produce this tree, so the
+/// The four parsers (JSON, XML, binary and old-style plists) and the dictionary bridge all produce this tree, so the
 /// validator sees one shape whatever the format. Numbers keep the text they were written with, so a bitmask too
 /// large for 64 bits can still be quoted back to the user.
 package struct ConfigNode: Sendable {
@@ -14,10 +14,11 @@ package struct ConfigNode: Sendable {
         /// A floating-point number, as written.
         case real(String)
         case boolean(Bool)
-        /// A plist date, as written (or as decoded from a binary plist).
-        case date(String)
-        /// Plist data; only its size is kept.
-        case data(byteCount: Int)
+        /// A plist date: the text as written (or as shown for a binary plist), and the seconds since
+        /// 2001-01-01T00:00:00Z when the format stores them (binary plists and parsed dictionaries).
+        case date(text: String, seconds: Double?)
+        /// Plist data (an ASCII plist's `<hex>` too), kept so that a conversion can write it back.
+        case data([UInt8])
         /// JSON `null` (and `NSNull` in a dictionary passed in).
         case null
         /// Anything else a format can hold that a config never uses (a binary plist UID, say).
@@ -38,12 +39,19 @@ package struct ConfigNode: Sendable {
     }
 
     package var value: Value
-    /// The 1-based line where the value starts, for formats with lines (XML and JSON).
+    /// The 1-based line where the value starts, for formats with lines (XML, JSON and old-style plists).
     package var line: Int?
 
     package init(_ value: Value, line: Int? = nil) {
         self.value = value
         self.line = line
+    }
+
+    /// How the value reads in a message without its text when it is a string (`a string of 12 characters`), for
+    /// values of keys FeatureGate does not read, which may be secrets.
+    package var kindSummary: String {
+        if case .string(let text) = value { return "a string of \(text.unicodeScalars.count) characters" }
+        return summary
     }
 
     /// How the value reads in a message: `boolean true`, `an array of 3 values`, `string "abc"`.
@@ -61,8 +69,8 @@ package struct ConfigNode: Sendable {
         case .integer(let integer): "integer \(integer.text)"
         case .real(let text): "real \(text)"
         case .boolean(let flag): "boolean \(flag)"
-        case .date(let text): "date \(text)"
-        case .data(let count): "data (\(count) bytes)"
+        case .date(let text, _): "date \(text)"
+        case .data(let bytes): "data (\(bytes.count) bytes)"
         case .null: "null"
         case .other(let kind): kind
         }

@@ -54,9 +54,10 @@ package enum FoundationValueBridge {
             return ConfigNode(.dictionary(entries))
         }
         if let date = value as? Date {
-            return ConfigNode(.date(PlistDateText.text(secondsSinceReferenceDate: date.timeIntervalSinceReferenceDate)))
+            let seconds = date.timeIntervalSinceReferenceDate
+            return ConfigNode(.date(text: PlistDateText.text(secondsSinceReferenceDate: seconds), seconds: seconds))
         }
-        if let data = value as? Data { return ConfigNode(.data(byteCount: data.count)) }
+        if let data = value as? Data { return ConfigNode(.data([UInt8](data))) }
         if value is NSNull { return ConfigNode(.null) }
         return ConfigNode(.other("a value of type \(type(of: value))"))
     }

@@ -9,6 +9,7 @@ package struct JSONConfigParser {
     private var line = 1
     private var lineStart = 0
     private var budget: ParseBudget
+    private var path = KeyPathTracker()
 
     private init(bytes: [UInt8], limits: ConfigLimits) {
         self.bytes = bytes
@@ -79,14 +80,24 @@ package struct JSONConfigParser {
                 throw failure("expected a key in double quotes, found \(describeByte(peek))\(trailing)")
             }
             let keyLine = line
+            let keyColumn = index - lineStart + 1
             let key = try parseString()
+            func keyWithoutValue() -> ParseFailure {
+                .keyWithoutValue(
+                    key, path: path, line: keyLine, column: keyColumn, found: describeByte(peek),
+                    expected: "\"\(key)\": value")
+            }
             skipWhitespace()
+            if peek == nil || peek == UInt8(ascii: ",") || peek == UInt8(ascii: "}") { throw keyWithoutValue() }
             guard peek == UInt8(ascii: ":") else {
                 throw failure("expected ':' after the key \(quoted(key)), found \(describeByte(peek))")
             }
             index += 1
             skipWhitespace()
+            if peek == nil || peek == UInt8(ascii: ",") || peek == UInt8(ascii: "}") { throw keyWithoutValue() }
+            path.push(key: key)
             let value = try parseValue(depth: depth)
+            path.pop()
             entries.append(ConfigNode.Entry(key: key, line: keyLine, value: value))
             skipWhitespace()
             switch peek {
@@ -114,7 +125,9 @@ package struct JSONConfigParser {
             if peek == UInt8(ascii: "]") {
                 throw failure("expected a value, found ']' (JSON allows no comma before ']')")
             }
+            path.push(index: elements.count)
             elements.append(try parseValue(depth: depth))
+            path.pop()
             skipWhitespace()
             switch peek {
             case UInt8(ascii: ","):

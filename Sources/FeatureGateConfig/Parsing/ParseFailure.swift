@@ -7,6 +7,8 @@ package struct ParseFailure: Error, Sendable {
     package var message: String
     package var found: String?
     package var expected: String?
+    /// Where in the document, when the failure belongs to one key (a key without a value); otherwise the root.
+    package var keyPath: String?
 
     package init(
         _ kind: ConfigDiagnostic.Kind,
@@ -14,7 +16,8 @@ package struct ParseFailure: Error, Sendable {
         column: Int? = nil,
         _ message: String,
         found: String? = nil,
-        expected: String? = nil
+        expected: String? = nil,
+        keyPath: String? = nil
     ) {
         self.kind = kind
         self.line = line
@@ -22,6 +25,19 @@ package struct ParseFailure: Error, Sendable {
         self.message = message
         self.found = found
         self.expected = expected
+        self.keyPath = keyPath
+    }
+
+    /// A key followed by no value: the next key, the end of its dictionary, or the end of the file.
+    ///
+    /// The place is the key's, so the message points at the line to fix rather than at whatever came next.
+    package static func keyWithoutValue(
+        _ key: String, path: KeyPathTracker, line: Int, column: Int?, found: String, expected: String
+    ) -> ParseFailure {
+        ParseFailure(
+            .keyWithoutValue, line: line, column: column,
+            "the key \(quoted(key)) has no value (found \(found) after it)", found: found, expected: expected,
+            keyPath: path.appending(key: key))
     }
 
     /// The message with its place in front: `line 3, column 7: …`.
@@ -31,6 +47,25 @@ package struct ParseFailure: Error, Sendable {
         case (let line?, nil): "line \(line): \(message)"
         default: message
         }
+    }
+}
+
+/// The key path of the value a text parser is in, for the diagnostics that name a key: `a.b[2]`.
+package struct KeyPathTracker {
+    private var components: [String] = []
+
+    package init() {}
+
+    package mutating func push(key: String) { components.append(components.isEmpty ? key : "." + key) }
+    package mutating func push(index: Int) { components.append("[\(index)]") }
+    package mutating func pop() { components.removeLast() }
+
+    /// The path of the current value, `(root)` at the top.
+    package var current: String { components.isEmpty ? ConfigDiagnostic.rootKeyPath : components.joined() }
+
+    /// The path of `key` inside the current container.
+    package func appending(key: String) -> String {
+        components.joined() + (components.isEmpty ? key : "." + key)
     }
 }
 

@@ -12,6 +12,7 @@ package struct XMLPlistParser {
     private var index = 0
     private var line = 1
     private var budget: ParseBudget
+    private var path = KeyPathTracker()
 
     private struct Tag {
         var name: String
@@ -181,7 +182,9 @@ package struct XMLPlistParser {
                         throw failure(
                             "the file ends inside the <array> that starts on line \(tag.line)", expected: "</array>")
                     }
+                    path.push(index: elements.count)
                     elements.append(try parseValue(depth: depth + 1))
+                    path.pop()
                 }
             }
             return ConfigNode(.array(elements), line: tag.line)
@@ -207,13 +210,13 @@ package struct XMLPlistParser {
             return ConfigNode(.boolean(tag.name == "true"), line: tag.line)
         case "date":
             let text = try readText(of: tag).trimmingCharacters(in: .whitespacesAndNewlines)
-            return ConfigNode(.date(text), line: tag.line)
+            return ConfigNode(.date(text: text, seconds: nil), line: tag.line)
         case "data":
             let text = try readText(of: tag).filter { !$0.isWhitespace }
             guard let data = Data(base64Encoded: text) else {
                 throw failure("<data> holds text that is not base64", line: tag.line, expected: "base64 text")
             }
-            return ConfigNode(.data(byteCount: data.count), line: tag.line)
+            return ConfigNode(.data([UInt8](data)), line: tag.line)
         case "key":
             throw failure("<key> outside a <dict>", line: tag.line, expected: Self.valueElements)
         default:
@@ -244,13 +247,16 @@ package struct XMLPlistParser {
             }
             let key = try readText(of: keyTag)
             try skipMisc()
-            if peek == nil {
-                throw failure("the file ends after the key \(quoted(key))", expected: Self.valueElements)
+            // Another <key>, the end of the <dict> or the end of the file: the fault is the key's, so it is
+            // reported on the key's line rather than as a stray element further down.
+            if peek == nil || startsWith("</") || startsWith("<key>") || startsWith("<key/>") {
+                let next = peek == nil ? "the end of the file" : startsWith("</") ? "</dict>" : "<key>"
+                throw ParseFailure.keyWithoutValue(
+                    key, path: path, line: keyTag.line, column: nil, found: next, expected: Self.valueElements)
             }
-            if startsWith("</") {
-                throw failure("the key \(quoted(key)) has no value", expected: Self.valueElements)
-            }
+            path.push(key: key)
             let value = try parseValue(depth: depth)
+            path.pop()
             entries.append(ConfigNode.Entry(key: key, line: keyTag.line, value: value))
         }
     }

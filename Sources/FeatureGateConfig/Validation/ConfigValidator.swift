@@ -7,6 +7,8 @@ import FeatureGate
 package struct ConfigValidator {
     package static let enabledFeaturesKey = "enabledFeatures"
     package static let resetEnabledFeaturesKey = "resetEnabledFeatures"
+    /// Airship's own analytics switch, and the older name it still reads; FeatureGate's gate does not read either.
+    package static let analyticsSwitchKeys = ["isAnalyticsEnabled", "analyticsEnabled"]
     /// The two keys, folded once, for finding keys that look like them.
     private static let enabledFeaturesTarget = NearMissTarget(enabledFeaturesKey)
     private static let resetEnabledFeaturesTarget = NearMissTarget(resetEnabledFeaturesKey)
@@ -18,15 +20,22 @@ package struct ConfigValidator {
     let catalog: FeatureCatalog
     let limits: ConfigLimits
     let source: String
+    /// Whether the document's format has no booleans, so that the strings `YES` and `NO` stand for them (an
+    /// old-style plist, as Apple reads it).
+    let booleansAreStrings: Bool
     private(set) var diagnostics: [ConfigDiagnostic] = []
     /// The top-level keys other than the two the validator reads, in document order.
     private(set) var ignoredKeys: [String] = []
 
-    package init(mode: ConfigReadingMode, catalog: FeatureCatalog, limits: ConfigLimits, source: String) {
+    package init(
+        mode: ConfigReadingMode, catalog: FeatureCatalog, limits: ConfigLimits, source: String,
+        booleansAreStrings: Bool = false
+    ) {
         self.mode = mode
         self.catalog = catalog
         self.limits = limits
         self.source = source
+        self.booleansAreStrings = booleansAreStrings
     }
 
     /// Validates `root`; returns the configuration, or `nil` when there is an error in ``diagnostics``.
@@ -43,6 +52,7 @@ package struct ConfigValidator {
         ignoredKeys = entries.map(\.key).filter { !known.contains($0) }
         let features = enabledFeatures(in: entries)
         let reset = resetEnabledFeatures(in: entries)
+        if let features { reportAnalyticsSwitch(in: entries, enabled: features) }
         guard let features, let reset, !diagnostics.contains(where: { $0.severity == .error }) else { return nil }
         return PrivacyConfiguration(enabledFeatures: features, resetEnabledFeatures: reset)
     }
@@ -66,15 +76,18 @@ package struct ConfigValidator {
             if mode == .airshipCompatible {
                 report(
                     .warning, .defaultedToAll, key, found: nil, expected: "an array of feature names",
-                    "missing, so every feature is enabled, as Airship does; write [] to start with every feature "
-                        + "off, or list the features to enable")
+                    "missing, so every feature is enabled, as Airship does; write [\"all\"] to say so. Writing [] "
+                        + "instead turns off every feature the app or user has not set, on existing installs as well "
+                        + "as new ones")
                 return catalog.allFeatures
             }
             report(
                 .error, .missingKey, key, found: nil,
-                expected: "[] for default-off, or [\"all\"] for every feature",
-                "missing: write an empty array ([]) to start with every feature off until the app enables some, "
-                    + "or [\"all\"] to enable every feature")
+                expected: "[\"all\"] for Airship's default, or [] for default-off",
+                "missing. Airship enables every feature when it is missing (--airship reads the file as Airship "
+                    + "does); write [\"all\"] to keep that. Writing [] instead turns off every feature the app or "
+                    + "user has not set, on existing installs as well as new ones: push, analytics and in-app "
+                    + "messages stop for users who never changed a setting")
             return nil
         }
         reportIgnoredNearMisses(of: Self.enabledFeaturesTarget, in: entries)
@@ -235,15 +248,49 @@ package struct ConfigValidator {
             return false
         }
         reportIgnoredNearMisses(of: Self.resetEnabledFeaturesTarget, in: entries)
-        guard case .boolean(let reset) = entry.value.value else {
+        guard let reset = boolean(entry.value) else {
+            let expected =
+                booleansAreStrings
+                ? "YES or NO (an old-style plist has no booleans)"
+                : "a boolean (<true/> or <false/> in a plist, true or false in JSON)"
             report(
-                .error, .wrongType, key, line: entry.value.line, found: entry.value.summary,
-                expected: "a boolean (<true/> or <false/> in a plist, true or false in JSON)",
-                "expected a boolean (<true/> or <false/> in a plist, true or false in JSON), found "
-                    + entry.value.summary)
+                .error, .wrongType, key, line: entry.value.line, found: entry.value.summary, expected: expected,
+                "expected \(expected), found \(entry.value.summary)")
             return nil
         }
         return reset
+    }
+
+    /// A boolean, or in a format without booleans the string `YES` or `NO`.
+    private func boolean(_ node: ConfigNode) -> Bool? {
+        switch node.value {
+        case .boolean(let flag): flag
+        case .string("YES") where booleansAreStrings: true
+        case .string("NO") where booleansAreStrings: false
+        default: nil
+        }
+    }
+
+    // MARK: - analyticsEnabled
+
+    /// Warns when Airship's own analytics switch is off: Airship then records no analytics events, whatever
+    /// `enabledFeatures` says, while FeatureGate's gate follows `enabledFeatures` alone.
+    private mutating func reportAnalyticsSwitch(in entries: [ConfigNode.Entry], enabled features: Feature) {
+        // Airship reads the current name first and falls back to the older one.
+        guard
+            let entry = Self.analyticsSwitchKeys.lazy.compactMap({ key in entries.first { $0.key == key } }).first,
+            boolean(entry.value) == false
+        else { return }
+        let gate =
+            features.contains(.analytics)
+            ? "analytics is on here because enabledFeatures enables it; leave analytics out of enabledFeatures to "
+                + "keep it off"
+            : "analytics is off here too, because enabledFeatures does not enable it"
+        report(
+            .warning, .airshipAnalyticsSwitchedOff, entry.key, line: entry.line, found: entry.value.summary,
+            expected: "analytics left out of enabledFeatures",
+            "false: Airship SDKs record and send no analytics events while it is false, whatever enabledFeatures "
+                + "says. FeatureGate does not read this key: \(gate)")
     }
 
     // MARK: - Reporting

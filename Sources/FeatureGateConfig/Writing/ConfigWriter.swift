@@ -11,67 +11,59 @@ public enum ConfigWriter {
     ///
     /// - Parameters:
     ///   - configuration: What to write.
-    ///   - format: JSON and XML end with a line break; binary is a `bplist00` file.
+    ///   - format: JSON, XML and old-style plists end with a line break; binary is a `bplist00` file. An old-style
+    ///     plist has no booleans, so `resetEnabledFeatures` is written `YES` or `NO`, which the reader accepts there.
     ///   - catalog: The names to write the flags under.
     public static func data(
         for configuration: PrivacyConfiguration,
         as format: ConfigFormat,
         catalog: FeatureCatalog = .builtIn
     ) -> Data {
-        let names = catalog.names(of: catalog.mask(configuration.enabledFeatures)).sorted()
-        let reset = configuration.resetEnabledFeatures
-        switch format {
-        case .json:
-            let list = names.isEmpty ? "[]" : "[\n" + names.map { "    \"\($0)\"" }.joined(separator: ",\n") + "\n  ]"
-            return Data("{\n  \"enabledFeatures\": \(list),\n  \"resetEnabledFeatures\": \(reset)\n}\n".utf8)
-        case .xml:
-            let list =
-                names.isEmpty
-                ? "\t<array/>\n"
-                : "\t<array>\n" + names.map { "\t\t<string>\($0)</string>\n" }.joined() + "\t</array>\n"
-            return Data(
-                """
-                <?xml version="1.0" encoding="UTF-8"?>
-                <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
-                <plist version="1.0">
-                <dict>
-                \t<key>enabledFeatures</key>
-                \(list)\t<key>resetEnabledFeatures</key>
-                \t<\(reset)/>
-                </dict>
-                </plist>
-
-                """.utf8)
-        case .binary:
-            return binaryPlist(names: names, reset: reset)
+        let root = ConfigNode(
+            .dictionary([
+                entry(ConfigValidator.enabledFeaturesKey, configuration, catalog: catalog, format: format),
+                entry(ConfigValidator.resetEnabledFeaturesKey, configuration, catalog: catalog, format: format),
+            ]))
+        do {
+            return Data(try ConfigDocumentWriter.data(for: root, as: format))
+        } catch {
+            // Names and a boolean (a string in an old-style plist) fit every format.
+            preconditionFailure("a configuration cannot be written as \(format): \(error)")
         }
     }
 
-    /// A `bplist00` file for `{enabledFeatures: [names], resetEnabledFeatures: reset}`.
+    /// `root` with FeatureGate's two keys in their canonical form, every other key as it was.
     ///
-    /// Written by hand rather than with `PropertyListSerialization` so the bytes are the same on every platform.
-    /// Objects: 0 the dictionary, 1–2 the keys, 3 the array, 4 the boolean, 5… the names.
-    private static func binaryPlist(names: [String], reset: Bool) -> Data {
-        var objects: [[UInt8]] = []
-        let count = 5 + names.count
-        let referenceSize = count < 256 ? 1 : 2
-        func reference(_ index: Int) -> [UInt8] {
-            referenceSize == 1 ? [UInt8(index)] : [UInt8(index >> 8), UInt8(index & 0xFF)]
+    /// `enabledFeatures` becomes the sorted array of the names `configuration` enables and `resetEnabledFeatures` a
+    /// boolean (`YES` or `NO` in an old-style plist), each where it was in the document, or added at the end.
+    package static func document(
+        _ root: ConfigNode, with configuration: PrivacyConfiguration, catalog: FeatureCatalog, format: ConfigFormat
+    ) -> ConfigNode {
+        guard case .dictionary(var entries) = root.value else { return root }
+        for key in [ConfigValidator.enabledFeaturesKey, ConfigValidator.resetEnabledFeaturesKey] {
+            let canonical = entry(key, configuration, catalog: catalog, format: format)
+            if let position = entries.firstIndex(where: { $0.key == key }) {
+                entries[position].value = canonical.value
+            } else {
+                entries.append(canonical)
+            }
         }
-        func marker(_ type: UInt8, _ length: Int) -> [UInt8] {
-            if length < 15 { return [type << 4 | UInt8(length)] }
-            return [type << 4 | 0xF, 0x11, UInt8(length >> 8), UInt8(length & 0xFF)]
+        return ConfigNode(.dictionary(entries), line: root.line)
+    }
+
+    private static func entry(
+        _ key: String, _ configuration: PrivacyConfiguration, catalog: FeatureCatalog, format: ConfigFormat
+    ) -> ConfigNode.Entry {
+        let value: ConfigNode.Value
+        if key == ConfigValidator.enabledFeaturesKey {
+            let names = catalog.names(of: catalog.mask(configuration.enabledFeatures)).sorted()
+            value = .array(names.map { ConfigNode(.string($0)) })
+        } else if format == .openStep {
+            value = .string(configuration.resetEnabledFeatures ? "YES" : "NO")
+        } else {
+            value = .boolean(configuration.resetEnabledFeatures)
         }
-        func ascii(_ text: String) -> [UInt8] { marker(0x5, text.utf8.count) + Array(text.utf8) }
-
-        objects.append(marker(0xD, 2) + reference(1) + reference(2) + reference(3) + reference(4))
-        objects.append(ascii("enabledFeatures"))
-        objects.append(ascii("resetEnabledFeatures"))
-        objects.append(marker(0xA, names.count) + (0..<names.count).flatMap { reference(5 + $0) })
-        objects.append([reset ? 0x09 : 0x08])
-        for name in names { objects.append(ascii(name)) }
-
-        return Data(assembleBinaryPlist(objects, referenceSize: referenceSize))
+        return ConfigNode.Entry(key: key, line: nil, value: ConfigNode(value))
     }
 
     /// A `bplist00` file around encoded `objects` (object 0 is the top): header, objects, offset table, trailer.

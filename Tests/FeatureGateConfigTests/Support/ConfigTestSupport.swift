@@ -109,3 +109,21 @@ struct TemporaryDirectory {
     }
     func cleanUp() { try? FileManager.default.removeItem(at: url) }
 }
+
+/// A comparable rendering: dictionary keys sorted, numbers and dates by value, data by its bytes.
+func canonical(_ node: ConfigNode) -> String {
+    switch node.value {
+    case .dictionary(let entries):
+        "{" + entries.map { "\($0.key.debugDescription)=\(canonical($0.value))" }.sorted().joined(separator: ",")
+            + "}"
+    case .array(let elements): "[" + elements.map(canonical).joined(separator: ",") + "]"
+    case .string(let text): "s\(text.debugDescription)"
+    case .integer(let integer): "i\(integer.text)"
+    case .real(let text): "r\(Double(text).map { "\($0)" } ?? text)"
+    case .boolean(let flag): "b\(flag)"
+    case .date(let text, let seconds): "d\((seconds ?? PlistDateText.seconds(fromISO: text)).map { "\($0)" } ?? text)"
+    case .data(let bytes): "data\(bytes)"
+    case .null: "null"
+    case .other(let kind): kind
+    }
+}

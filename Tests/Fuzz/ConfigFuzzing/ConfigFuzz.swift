@@ -25,15 +25,21 @@ package enum ConfigFuzz {
         }
     }
 
+    private static func keys(of node: ConfigNode?) -> [String]? {
+        guard case .dictionary(let entries) = node?.value else { return nil }
+        return entries.map(\.key)
+    }
+
     private static func read(_ data: Data, with reader: ConfigReader) -> ConfigReadResult? {
-        let result: ConfigReadResult
+        let document: ConfigDocument
         do {
-            result = try reader.read(data, sourceName: "fuzz")
+            document = try reader.readDocument(data, sourceName: "fuzz")
         } catch {
             precondition(!error.errors.isEmpty, "a ConfigError without errors")
             for diagnostic in error.diagnostics { precondition(!diagnostic.message.isEmpty, "an empty message") }
             return nil
         }
+        let result = document.result
         // Never a flag outside the catalog.
         precondition(catalog.allFeatures.isSuperset(of: result.configuration.enabledFeatures), "unknown flag enabled")
         precondition(result.warnings.allSatisfy { $0.severity == .warning }, "an error in a valid result")
@@ -44,6 +50,16 @@ package enum ConfigFuzz {
             precondition(again?.configuration == result.configuration, "\(format) round trip changed the config")
             precondition(again?.format == format, "\(format) written but detected as another format")
             precondition(again?.warnings.isEmpty == true, "\(format) written with warnings")
+        }
+        // A conversion keeps every top-level key and the configuration, or refuses a value it cannot hold.
+        for format in ConfigFormat.allCases {
+            let converted = ConfigWriter.document(
+                document.root, with: result.configuration, catalog: catalog, format: format)
+            guard let bytes = try? ConfigDocumentWriter.data(for: converted, as: format) else { continue }
+            let again = try? reader.readDocument(Data(bytes), sourceName: "fuzz")
+            precondition(again?.result.configuration == result.configuration, "converting to \(format) changed it")
+            precondition(again?.result.format == format, "converted to \(format), detected as another format")
+            precondition(keys(of: again?.root) == keys(of: converted), "converting to \(format) lost a key")
         }
         return result
     }

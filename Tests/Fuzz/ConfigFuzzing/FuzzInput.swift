@@ -71,5 +71,7 @@ package enum InterestingNumbers {
         "enabledFeatures", "resetEnabledFeatures", "push", "analytics", "in_app_automation", "message_center",
         "tags_and_attributes", "contacts", "feature_flags", "crash_reports", "all", "none", "chat", "location",
         "push, analytics", "PUSH", " push ", "enabledfeatures", "enabled_features", "", "x", "pushh",
+        "analyticsEnabled",
+        "isAnalyticsEnabled",
     ]
 }

@@ -1,12 +1,21 @@
-/// Turns fuzz bytes into an XML plist or a JSON config whose values stress number parsing.
+/// Turns fuzz bytes into an XML plist, a JSON config or an old-style (OpenStep) plist whose values stress the
+/// parsers.
 ///
 /// The document is a dictionary with `enabledFeatures` (and sometimes `resetEnabledFeatures` and other keys);
 /// values are names, arrays of names, booleans, nested containers (sometimes past the depth limit) and numbers
 /// written every way the formats allow and a few they do not: huge exponents, `-0`, NaN and infinity spellings,
-/// leading zeros, hex, 30-digit integers, entity-encoded digits.
+/// leading zeros, hex, 30-digit integers, entity-encoded digits. Old-style plists get bare and quoted strings
+/// with every kind of escape, `<hex data>`, both kinds of comment, trailing commas, the braceless top level, and
+/// now and then a broken piece: a missing `;`, a key without a value, an unterminated string or comment.
 package struct TextConfigGenerator {
+    /// The text format to write.
+    package enum Syntax {
+        case xml, json, openStep
+    }
+
     private var input: FuzzInput
-    private let isXML: Bool
+    private let syntax: Syntax
+    private var isXML: Bool { syntax == .xml }
 
     /// Number texts for JSON.
     package static let jsonNumbers: [String] = [
@@ -25,20 +34,30 @@ package struct TextConfigGenerator {
         " 1.5 ", "2001-01-01T00:00:00Z", "0000-01-01T00:00:00Z", "9999-12-31T23:59:59Z", "garbage",
     ]
 
-    /// Builds one config; `xml` picks the format.
-    package static func generate(_ input: inout FuzzInput, xml: Bool) -> [UInt8] {
-        var generator = TextConfigGenerator(input: input, isXML: xml)
+    /// Old-style plist strings: bare, quoted, escaped, and a few that are broken.
+    package static let openStepStrings: [String] = [
+        "push", "\"push\"", "'analytics'", "\"in_app_automation\"", "PUSH", "YES", "NO", "42", "-1.5e3",
+        "a/b:c.d-e$f+g", "\"push, analytics\"", "\" push \"", "\"\"", "\"\\U0070ush\"", "\"\\160ush\"",
+        "\"\\UD83D\\UDE00\"", "\"\\UD800\"", "\"\\351\"", "\"a\\\"b\"", "\"multi\nline\"",
+        "\"tab\\t\\n\\a\\v\\q\"", "<0fbd 7778>", "<>", "<0f1>", "<zz>",
+        "\"unterminated", "chat", "location", "all", "none", "crash_reports", "\"é中😀\"",
+    ]
+
+    /// Builds one config in `syntax`.
+    package static func generate(_ input: inout FuzzInput, syntax: Syntax) -> [UInt8] {
+        var generator = TextConfigGenerator(input: input, syntax: syntax)
         let text = generator.document()
         input = generator.input
         return Array(text.utf8)
     }
 
-    private init(input: FuzzInput, isXML: Bool) {
+    private init(input: FuzzInput, syntax: Syntax) {
         self.input = input
-        self.isXML = isXML
+        self.syntax = syntax
     }
 
     private mutating func document() -> String {
+        if syntax == .openStep { return openStepDocument() }
         var entries = [("enabledFeatures", value(depth: 0))]
         while input.chance(35) {
             let key = input.chance(50) ? "resetEnabledFeatures" : input.pick(InterestingNumbers.strings)
@@ -95,4 +114,55 @@ package struct TextConfigGenerator {
     }
 
     private mutating func string(_ text: String) -> String { isXML ? "<string>\(text)</string>" : "\"\(text)\"" }
+
+    // MARK: - Old-style plists
+
+    private mutating func openStepDocument() -> String {
+        var entries = [("enabledFeatures", openStepValue(depth: 0))]
+        while input.chance(35) {
+            let key = input.chance(50) ? "resetEnabledFeatures" : openStepKey()
+            entries.append((key, openStepValue(depth: 1)))
+        }
+        if input.chance(50) { entries.reverse() }
+        let body = entries.map { openStepEntry($0.0, $0.1) }.joined(separator: gap())
+        // Now and then the top level is a dictionary's contents without the braces, as in a .strings file.
+        return input.chance(10) ? gap() + body + gap() : gap() + "{" + gap() + body + gap() + "}" + gap()
+    }
+
+    private mutating func openStepKey() -> String {
+        let key = input.pick(InterestingNumbers.strings)
+        return input.chance(50) || key.isEmpty || key.contains(" ") || key.contains(",") ? "\"\(key)\"" : key
+    }
+
+    /// `key = value;`, or now and then a broken entry: no value, no '=', no ';'.
+    private mutating func openStepEntry(_ key: String, _ value: String) -> String {
+        guard input.chance(5) else { return "\(key)\(gap()) =\(gap())\(value);" }
+        return input.pick(["\(key);", "\(key) = ;", "\(key) = \(value)", "\(key) \(value);"])
+    }
+
+    /// Whitespace and comments, including (rarely) one that never ends.
+    private mutating func gap() -> String {
+        input.chance(2)
+            ? "/* open" : input.pick(["", " ", "\n", "\t", " /* c */ ", "// c\n", "\n/* a\nb */\n", "\r\n"])
+    }
+
+    private mutating func openStepValue(depth: Int) -> String {
+        switch input.below(8) {
+        case 0, 1, 2: return input.pick(Self.openStepStrings)
+        case 3 where depth < 8:
+            let elements = (0..<input.below(6)).map { _ in openStepValue(depth: depth + 1) }
+            return "(" + elements.joined(separator: "," + gap()) + (input.chance(30) ? ",)" : ")")
+        case 4 where depth < 8:
+            let entries = (0..<input.below(4)).map { _ in
+                openStepEntry(openStepKey(), openStepValue(depth: depth + 1))
+            }
+            return "{" + entries.joined(separator: gap()) + "}"
+        case 5:
+            let levels = input.pick([63, 64, 65, 255, 256, 257, 1_000])
+            return String(repeating: "(", count: levels) + "push" + String(repeating: ")", count: levels)
+        default:
+            let names = (0..<input.below(5)).map { _ in input.pick(Self.openStepStrings) }
+            return "(" + names.joined(separator: ", ") + ")"
+        }
+    }
 }

@@ -1,9 +1,10 @@
 // The config reader's structure-aware fuzz target.
 //
-// libFuzzer mutates a recipe; ConfigDocumentGenerator turns the recipe into a binary plist, XML plist or JSON
-// config full of hostile numbers, shared and cyclic references and bad offset tables; ConfigFuzz checks the
-// reader's invariants on it. Built by `scripts/fuzz-config.sh --structured` with -DFUZZING. In a plain build it
-// replays recipe files, or writes the document of one recipe so a crasher can join the corpus:
+// libFuzzer mutates a recipe; ConfigDocumentGenerator turns the recipe into a binary plist, XML plist, old-style
+// plist or JSON config full of hostile numbers, escapes and comments, shared and cyclic references and bad offset
+// tables; ConfigFuzz checks the reader's invariants on it. Built by `scripts/fuzz-config.sh --structured` with
+// -DFUZZING. In a plain build it replays recipe files, or writes the document of one recipe so a crasher can join
+// the corpus:
 //
 //   config-structure-fuzzer RECIPE...
 //   config-structure-fuzzer --write-document RECIPE FILE
