@@ -40,8 +40,9 @@ struct ParsedArguments {
                 name = String(argument[..<equals])
                 inlineValue = String(argument[argument.index(after: equals)...])
             }
-            if unknownOptionsAreOperands, !allowedValued.contains(name), inlineValue != nil || !allowedFlags.contains(name)
-            {
+            // Exactly a known option: a flag without a value, or a valued option (`--name=value` or `--name value`).
+            let isOption = allowedValued.contains(name) || (inlineValue == nil && allowedFlags.contains(name))
+            if unknownOptionsAreOperands && !isOption {
                 operands.append(argument)
             } else if allowedFlags.contains(name) {
                 guard inlineValue == nil else { throw UsageError(message: "option '\(name)' takes no value") }

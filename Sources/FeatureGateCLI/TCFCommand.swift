@@ -125,7 +125,8 @@ enum TCFDecodeCommand: ToolCommand {
                 console.out("error: \(error)")
             }
             if string.hasPrefix("-") {
-                console.err("note: '\(string.prefix(20))' was read as the TC string: it is not an option (--json, --help)")
+                console.err(
+                    "note: '\(string.prefix(20))' was read as the TC string: it is not an option (--json, --help)")
             }
             return FeatureGateTool.failure
         }

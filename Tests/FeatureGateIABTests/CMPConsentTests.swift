@@ -153,7 +153,8 @@ import Testing
         fields.purposeConsents = [1, 8]
         fields.isServiceSpecific = false
         let keys: Keys = [
-            CMPKey.gdprApplies: .number(1), CMPKey.tcString: .string(BitWriter.core(fields, vendorConsents: [5]).base64URL),
+            CMPKey.gdprApplies: .number(1),
+            CMPKey.tcString: .string(BitWriter.core(fields, vendorConsents: [5]).base64URL),
         ]
         let consent = CMPConsent(keys: keys, subject: .vendor(5))
         #expect(consent.status(for: .analytics) == .unknown)
@@ -162,7 +163,8 @@ import Testing
         // Under an earlier policy version the same string decodes and grants.
         fields.policyVersion = 2
         let older: Keys = [
-            CMPKey.gdprApplies: .number(1), CMPKey.tcString: .string(BitWriter.core(fields, vendorConsents: [5]).base64URL),
+            CMPKey.gdprApplies: .number(1),
+            CMPKey.tcString: .string(BitWriter.core(fields, vendorConsents: [5]).base64URL),
         ]
         #expect(CMPConsent(keys: older, subject: .vendor(5)).status(for: .analytics) == .granted)
     }

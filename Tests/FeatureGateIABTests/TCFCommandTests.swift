@@ -94,7 +94,9 @@ import Testing
         #expect(diagnostics.count == 1)
         #expect(diagnostics.first?["severity"] as? String == "warning")
         #expect(diagnostics.first?["segment"] as? String == "core")
-        #expect((diagnostics.first?["message"] as? String)?.hasPrefix("publisher restriction of type 3 (undefined)") == true)
+        #expect(
+            (diagnostics.first?["message"] as? String)?.hasPrefix("publisher restriction of type 3 (undefined)") == true
+        )
     }
 
     @Test func isServiceSpecificZeroUnderPolicyVersionFourExitsOne() throws {

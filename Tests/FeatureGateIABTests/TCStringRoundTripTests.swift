@@ -43,7 +43,8 @@ import Testing
                 writer.append(purpose, 6, "")
                 writer.append(TCFPublisherRestriction.RestrictionType.allCases.firstIndex(of: type)!, 2, "")
                 writer.appendVendorRanges(ranges(of: vendors), maximum: nil, prefix: "")
-                restrictions.append(TCFPublisherRestriction(purpose: purpose, type: type, vendors: TCFIDRanges(vendors)))
+                restrictions.append(
+                    TCFPublisherRestriction(purpose: purpose, type: type, vendors: TCFIDRanges(vendors)))
             }
             var segments = [writer.base64URL]
             let disclosed = Bool.random(using: &random) ? randomVendors(&random) : nil
