@@ -255,9 +255,8 @@ private struct SignalReader {
         guard !purposes.isEmpty else { return }
         warning(
             CMPKey.tcString,
-            "a publisher restriction of type 3 (undefined) covers vendor \(id) for purpose"
-                + "\(purposes.count == 1 ? "" : "s") \(purposes.sorted().map(String.init).joined(separator: ", ")); "
-                + "read as not allowed")
+            "a publisher restriction of type 3 (undefined) covers vendor \(id) for "
+                + "\(TCString.Warning.purposeList(purposes.sorted())); read as not allowed")
     }
 
     private static func allowedLI(_ purposes: TCFIDSet) -> Set<Int> {

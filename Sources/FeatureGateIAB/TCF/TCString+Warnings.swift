@@ -43,7 +43,8 @@ extension TCString {
             }
         }
 
-        private static func purposeList(_ purposes: [Int]) -> String {
+        /// `purpose 3` or `purposes 2, 10`.
+        static func purposeList(_ purposes: [Int]) -> String {
             "purpose\(purposes.count == 1 ? "" : "s") \(purposes.map(String.init).joined(separator: ", "))"
         }
     }
