@@ -29,9 +29,9 @@ public struct TCFIDRanges: Sendable, Hashable, Sequence, ExpressibleByArrayLiter
         self.init(ids)
     }
 
-    /// Sorts and merges `ranges` in place: no allocation beyond the array given.
-    init(normalizing ranges: [ClosedRange<Int>]) {
-        var ranges = ranges
+    /// Sorts and merges `ranges` in place: no allocation beyond the array given, when the caller hands it over
+    /// (`consume`).
+    init(normalizing ranges: consuming [ClosedRange<Int>]) {
         ranges.removeAll { $0.upperBound < 1 }
         ranges.sort { $0.lowerBound < $1.lowerBound }
         var kept = 0
@@ -47,7 +47,7 @@ public struct TCFIDRanges: Sendable, Hashable, Sequence, ExpressibleByArrayLiter
             }
         }
         ranges.removeLast(ranges.count - kept)
-        self.ranges = ranges
+        self.ranges = consume ranges
     }
 
     /// Whether `id` is in the set.

@@ -115,7 +115,7 @@ enum TCStringDecoder {
             var ranges: [ClosedRange<Int>] = []
             try reader.forEachRange("PubRestrictions.", maximum: nil) { ranges.append($0) }
             restrictions.append(
-                TCFPublisherRestriction(purpose: purpose, type: type, vendors: TCFIDRanges(normalizing: ranges)))
+                TCFPublisherRestriction(purpose: purpose, type: type, vendors: TCFIDRanges(normalizing: consume ranges)))
         }
         return restrictions
     }
