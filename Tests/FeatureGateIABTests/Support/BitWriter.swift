@@ -142,7 +142,7 @@ extension BitWriter {
     }
 
     /// Issue 22's string: 4,095 publisher restrictions (purposes 1–24, types 0–2 in turn), each one range entry
-    /// covering every vendor, 1–65535. About 36 KB, and 268 million vendor–purpose pairs.
+    /// covering every vendor, 1–65535. About 36 KB, naming 268 million restricted vendors.
     static var everyVendorRestrictedFourThousandTimes: String {
         core(
             restrictions: (0..<4095).map {
