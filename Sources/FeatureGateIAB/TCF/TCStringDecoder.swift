@@ -114,8 +114,8 @@ enum TCStringDecoder {
             // Kept as ranges: one entry can cover 65,535 vendors in 33 bits, and a string thousands of entries.
             var ranges: [ClosedRange<Int>] = []
             try reader.forEachRange("PubRestrictions.", maximum: nil) { ranges.append($0) }
-            restrictions.append(
-                TCFPublisherRestriction(purpose: purpose, type: type, vendors: TCFIDRanges(normalizing: consume ranges)))
+            let vendors = TCFIDRanges(normalizing: consume ranges)
+            restrictions.append(TCFPublisherRestriction(purpose: purpose, type: type, vendors: vendors))
         }
         return restrictions
     }
