@@ -63,7 +63,8 @@ enum FeatureGateTool {
     ) -> Int32 {
         do {
             let parsed = try ParsedArguments(
-                arguments, flags: Command.flags.union(["--help", "-h"]), valued: Command.valued)
+                arguments, flags: Command.flags.union(["--help", "-h"]), valued: Command.valued,
+                unknownOptionsAreOperands: Command.unknownOptionsAreOperands)
             if parsed.flags.contains("--help") || parsed.flags.contains("-h") {
                 console.out(Command.help)
                 return success
@@ -103,5 +104,11 @@ protocol ToolCommand {
     static var help: String { get }
     static var flags: Set<String> { get }
     static var valued: Set<String> { get }
+    /// Whether an argument that is not exactly one of its options is an operand rather than a usage error.
+    static var unknownOptionsAreOperands: Bool { get }
     static func run(_ arguments: ParsedArguments, console: inout Console) throws(UsageError) -> Int32
+}
+
+extension ToolCommand {
+    static var unknownOptionsAreOperands: Bool { false }
 }

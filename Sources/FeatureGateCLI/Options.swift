@@ -9,13 +9,18 @@ struct UsageError: Error {
 /// Splits a command's arguments into options and operands, by a small table of what each command accepts.
 ///
 /// Accepts `--name value`, `--name=value`, `-o value`, and `--` to end options. A lone `-` is an operand
-/// (standard input). Unknown options are a ``UsageError`` that suggests the closest known one.
+/// (standard input). Unknown options are a ``UsageError`` that suggests the closest known one, unless
+/// `unknownOptionsAreOperands`: then an argument that is not exactly a known option is an operand (a TC string
+/// can start with `-`).
 struct ParsedArguments {
     var flags: Set<String> = []
     var values: [String: [String]] = [:]
     var operands: [String] = []
 
-    init(_ arguments: [String], flags allowedFlags: Set<String>, valued allowedValued: Set<String>) throws(UsageError) {
+    init(
+        _ arguments: [String], flags allowedFlags: Set<String>, valued allowedValued: Set<String>,
+        unknownOptionsAreOperands: Bool = false
+    ) throws(UsageError) {
         var index = 0
         var onlyOperands = false
         while index < arguments.count {
@@ -35,7 +40,11 @@ struct ParsedArguments {
                 name = String(argument[..<equals])
                 inlineValue = String(argument[argument.index(after: equals)...])
             }
-            if allowedFlags.contains(name) {
+            // Exactly a known option: a flag without a value, or a valued option (`--name=value` or `--name value`).
+            let isOption = allowedValued.contains(name) || (inlineValue == nil && allowedFlags.contains(name))
+            if unknownOptionsAreOperands && !isOption {
+                operands.append(argument)
+            } else if allowedFlags.contains(name) {
                 guard inlineValue == nil else { throw UsageError(message: "option '\(name)' takes no value") }
                 flags.insert(name)
             } else if allowedValued.contains(name) {

@@ -1,4 +1,5 @@
 import FeatureGate
+import FeatureGateConfig
 import FeatureGateIAB
 import Foundation
 
@@ -46,6 +47,11 @@ enum TCFJSON {
         "[" + ids.map(String.init).joined(separator: ",") + "]"
     }
 
+    /// `[[first,last],…]`: as long as the string that encoded the ranges, however many IDs they cover.
+    static func ranges(_ set: TCFIDRanges) -> String {
+        "[" + set.ranges.map { "[\($0.lowerBound),\($0.upperBound)]" }.joined(separator: ",") + "]"
+    }
+
     /// ISO 8601 in UTC, with tenths of a second only when the value has them (TC string dates are deciseconds).
     static func date(_ date: Date) -> String {
         let deciseconds = Int((date.timeIntervalSince1970 * 10).rounded())
@@ -60,12 +66,14 @@ enum TCFJSON {
     }
 }
 
-/// `featuregate tcf decode TCSTRING [--json]`.
+/// `featuregate tcf decode [--json] [--] TCSTRING`.
 enum TCFDecodeCommand: ToolCommand {
     static let name = "tcf decode"
-    static let usage = "featuregate tcf decode [--json] TCSTRING"
+    static let usage = "featuregate tcf decode [--json] [--] TCSTRING"
     static let flags: Set<String> = ["--json"]
     static let valued: Set<String> = []
+    // base64url strings can start with '-': anything that is not exactly an option is the string.
+    static let unknownOptionsAreOperands = true
 
     static let help = """
         OVERVIEW: Decode a TCF v2 TC string (IABTCF_TCString): the core segment and any disclosed-vendors,
@@ -73,25 +81,33 @@ enum TCFDecodeCommand: ToolCommand {
 
         USAGE: \(usage)
 
+        ARGUMENTS:
+          TCSTRING            The TC string. Any argument that is not exactly an option below is read as the
+                              string, even one starting with '-' (base64url allows it); put '--' before the
+                              string to end the options explicitly: featuregate tcf decode --json -- -BQSbk...
+
         OPTIONS:
           --json              Print one JSON object: version, created, lastUpdated (ISO 8601, UTC), cmpId,
                               cmpVersion, consentScreen, consentLanguage, vendorListVersion, tcfPolicyVersion,
                               isServiceSpecific, useNonStandardTexts, purposeOneTreatment, publisherCC,
                               specialFeatureOptIns, purposeConsents, purposeLegitimateInterests, vendorConsents,
                               vendorLegitimateInterests (ascending IDs), publisherRestrictions
-                              ([{"purpose", "type", "vendors"}]), disclosedVendors, allowedVendors,
-                              publisherPurposeConsents, publisherPurposeLegitimateInterests,
+                              ([{"purpose", "type", "vendors"}], type notAllowed, requireConsent,
+                              requireLegitimateInterest or undefined (type 3, read as notAllowed), vendors as
+                              ranges [[first, last], ...], a single vendor as [id, id]), disclosedVendors,
+                              allowedVendors, publisherPurposeConsents, publisherPurposeLegitimateInterests,
                               customPurposeConsents, customPurposeLegitimateInterests (empty when a segment is
                               absent) and diagnostics ([{"severity", "segment", "field", "bitOffset", "message"}]).
                               For a malformed string every other value is null.
           -h, --help          Show this help.
 
-        EXIT STATUS: 0 the string is valid, 1 it is malformed or unsupported (TCF v1, say), 2 usage error.
+        EXIT STATUS: 0 the string is valid (warnings included), 1 it is malformed or unsupported (TCF v1, or
+        IsServiceSpecific 0 under TCF policy version 4 or later, say), 2 usage error.
         """
 
     static func run(_ arguments: ParsedArguments, console: inout Console) throws(UsageError) -> Int32 {
         guard arguments.operands.count == 1, let string = arguments.operands.first else {
-            throw UsageError(message: arguments.operands.isEmpty ? "no TCSTRING given" : "decode takes one TCSTRING")
+            throw UsageError(message: arguments.operands.isEmpty ? "no TCSTRING given" : tooManyOperands(arguments))
         }
         let asJSON = arguments.flags.contains("--json")
         do {
@@ -108,8 +124,23 @@ enum TCFDecodeCommand: ToolCommand {
             } else {
                 console.out("error: \(error)")
             }
+            if string.hasPrefix("-") {
+                console.err(
+                    "note: '\(string.prefix(20))' was read as the TC string: it is not an option (--json, --help)")
+            }
             return FeatureGateTool.failure
         }
+    }
+
+    /// Says which operand looks like a mistyped option, since unknown options are operands here.
+    private static func tooManyOperands(_ arguments: ParsedArguments) -> String {
+        let known = flags.union(["--help"]).sorted()
+        for operand in arguments.operands where operand.hasPrefix("-") {
+            if let option = NameMatching.closest(to: operand, among: known) {
+                return "decode takes one TCSTRING; '\(operand)' is not an option, did you mean '\(option)'?"
+            }
+        }
+        return "decode takes one TCSTRING"
     }
 
     static let fieldNames = [
@@ -125,7 +156,7 @@ enum TCFDecodeCommand: ToolCommand {
         let restrictions = tc.publisherRestrictions.map {
             TCFJSON.object([
                 ("purpose", "\($0.purpose)"), ("type", TCFJSON.string($0.type.rawValue)),
-                ("vendors", TCFJSON.ids($0.vendors)),
+                ("vendors", TCFJSON.ranges($0.vendors)),
             ])
         }
         let diagnostics = tc.warnings.map {
@@ -194,7 +225,7 @@ enum TCFDecodeCommand: ToolCommand {
         for restriction in tc.publisherRestrictions {
             lines.append(
                 "publisherRestriction: purpose \(restriction.purpose) \(restriction.type.rawValue) "
-                    + "for vendors \(list(restriction.vendors))")
+                    + "for vendors \(restriction.vendors.isEmpty ? "none" : restriction.vendors.rangeList)")
         }
         lines += [
             "disclosedVendors: \(list(tc.disclosedVendors))",

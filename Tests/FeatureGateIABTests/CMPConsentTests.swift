@@ -126,6 +126,49 @@ import Testing
         #expect(CMPConsent(keys: keys, subject: .vendor(5)).status(for: .analytics) == .denied)
     }
 
+    @Test func anUndefinedRestrictionTakesThePurposeFromTheVendorsItCoversWithAWarning() {
+        var fields = CoreFields()
+        fields.purposeConsents = [1, 8]
+        let core = BitWriter.core(
+            fields, vendorConsents: [5, 6], restrictions: [RestrictionFields(purpose: 8, type: 3, vendors: [5...5])])
+        let keys: Keys = [CMPKey.gdprApplies: .number(1), CMPKey.tcString: .string(core.base64URL)]
+        let covered = CMPConsent(keys: keys, subject: .vendor(5))
+        #expect(covered.status(for: .analytics) == .denied)
+        #expect(!covered.hasErrors)
+        #expect(
+            covered.diagnostics == [
+                CMPDiagnostic(
+                    severity: .warning, key: CMPKey.tcString,
+                    message: "a publisher restriction of type 3 (undefined) covers vendor 5 for purpose 8; "
+                        + "read as not allowed")
+            ])
+        // The rest of the string still counts: a vendor the restriction does not cover keeps its grant.
+        let other = CMPConsent(keys: keys, subject: .vendor(6))
+        #expect(other.status(for: .analytics) == .granted)
+        #expect(other.diagnostics.isEmpty)
+    }
+
+    @Test func aGlobalScopeStringUnderPolicyVersionFourIsUnknownNotGranted() {
+        var fields = CoreFields()
+        fields.purposeConsents = [1, 8]
+        fields.isServiceSpecific = false
+        let keys: Keys = [
+            CMPKey.gdprApplies: .number(1),
+            CMPKey.tcString: .string(BitWriter.core(fields, vendorConsents: [5]).base64URL),
+        ]
+        let consent = CMPConsent(keys: keys, subject: .vendor(5))
+        #expect(consent.status(for: .analytics) == .unknown)
+        #expect(consent.hasErrors)
+        #expect(consent.diagnostics.first?.message.contains("IsServiceSpecific at bit 138") == true)
+        // Under an earlier policy version the same string decodes and grants.
+        fields.policyVersion = 2
+        let older: Keys = [
+            CMPKey.gdprApplies: .number(1),
+            CMPKey.tcString: .string(BitWriter.core(fields, vendorConsents: [5]).base64URL),
+        ]
+        #expect(CMPConsent(keys: older, subject: .vendor(5)).status(for: .analytics) == .granted)
+    }
+
     @Test func whenTheStringAndTheKeysDisagreeTheMoreRestrictiveWins() {
         var keys = Self.publisher([1, 3, 4, 7, 8])
         keys[CMPKey.tcString] = .string(Self.tcString(publisherConsent: [1, 8]))

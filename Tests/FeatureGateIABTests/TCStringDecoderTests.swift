@@ -217,19 +217,85 @@ import Testing
         #expect(tc.vendorConsents.contains(1) && tc.vendorConsents.contains(65535) && !tc.vendorConsents.contains(0))
     }
 
-    @Test func restrictionTypeThreeAndPurposeZeroAreErrors() throws {
-        for (purpose, type, field) in [(1, 3, "PubRestrictions.RestrictionType"), (0, 1, "PubRestrictions.PurposeId")] {
-            var writer = BitWriter()
-            CoreFields().write(to: &writer)
-            writer.appendVendorBitField([], maximum: 0, prefix: "")
-            writer.appendVendorBitField([], maximum: 0, prefix: "")
-            writer.append(1, 12, "")
-            writer.append(purpose, 6, "")
-            writer.append(type, 2, "")
-            writer.append(0, 12, "")
-            let error = try #require(decodingError(writer.base64URL))
-            #expect(error.kind == .invalidValue && error.field == field)
-        }
+    @Test func purposeZeroInARestrictionIsAnError() throws {
+        let string = BitWriter.core(restrictions: [RestrictionFields(purpose: 0, type: 1, vendors: [])]).base64URL
+        let error = try #require(decodingError(string))
+        #expect(error.kind == .invalidValue && error.field == "PubRestrictions.PurposeId")
+    }
+
+    @Test func restrictionTypeThreeKeepsTheRestOfTheStringWithAWarning() throws {
+        // Seven strings of an ad server's test suite carry type 3, which the specification leaves undefined.
+        let core = BitWriter.core(
+            vendorConsents: [4, 9],
+            restrictions: [
+                RestrictionFields(purpose: 2, type: 3, vendors: [4...5]),
+                RestrictionFields(purpose: 7, type: 0, vendors: [9...9]),
+                RestrictionFields(purpose: 10, type: 3, vendors: [1...3]),
+            ])
+        var publisher = BitWriter()
+        publisher.append(3, 3, "SegmentType")
+        publisher.appendBitField([1, 8], 24, "PubPurposesConsent")
+        publisher.appendBitField([], 24, "PubPurposesLITransparency")
+        publisher.append(0, 6, "NumCustomPurposes")
+        let tc = try TCString(core.base64URL + "." + publisher.base64URL)
+        #expect(
+            tc.publisherRestrictions == [
+                TCFPublisherRestriction(purpose: 2, type: .undefined, vendors: [4, 5]),
+                TCFPublisherRestriction(purpose: 7, type: .notAllowed, vendors: [9]),
+                TCFPublisherRestriction(purpose: 10, type: .undefined, vendors: [1, 2, 3]),
+            ])
+        #expect(tc.vendorConsents.ids == [4, 9])
+        #expect(tc.purposeConsents.ids == [1, 3, 4, 7, 8])
+        #expect(tc.publisherTC?.purposeConsents.ids == [1, 8])
+        #expect(tc.warnings == [.undefinedRestrictionType(purposes: [2, 10])])
+        #expect(tc.warnings.first?.segment == .core)
+        #expect(
+            tc.warnings.first?.description
+                == "publisher restriction of type 3 (undefined) for purposes 2, 10; its vendors are treated as not "
+                + "allowed for them")
+    }
+
+    @Test(arguments: [4, 5, 63])
+    func isServiceSpecificZeroFromPolicyVersionFourIsAnError(policyVersion: Int) throws {
+        var fields = CoreFields()
+        fields.policyVersion = policyVersion
+        fields.isServiceSpecific = false
+        let error = try #require(decodingError(BitWriter.core(fields).base64URL))
+        #expect(error.kind == .invalidValue && error.segment == .core && error.field == "IsServiceSpecific")
+        // Version 6, two dates 36, CMP ID and version 12 each, screen 6, language 12, list 12, policy 6.
+        #expect(error.bitOffset == 138)
+        #expect(error.found == "0 under TcfPolicyVersion \(policyVersion)")
+    }
+
+    @Test(arguments: [0, 2, 3])
+    func isServiceSpecificZeroBeforePolicyVersionFourDecodesWithAWarning(policyVersion: Int) throws {
+        var fields = CoreFields()
+        fields.policyVersion = policyVersion
+        fields.isServiceSpecific = false
+        fields.purposeLegitimateInterests = []
+        let tc = try TCString(BitWriter.core(fields).base64URL)
+        #expect(!tc.isServiceSpecific)
+        #expect(tc.warnings == [.olderPolicyVersion(policyVersion), .notServiceSpecific])
+        fields.isServiceSpecific = true
+        #expect(try TCString(BitWriter.core(fields).base64URL).warnings == [.olderPolicyVersion(policyVersion)])
+    }
+
+    @Test func fourThousandRestrictionsOverEveryVendorStayRanges() throws {
+        let string = BitWriter.everyVendorRestrictedFourThousandTimes
+        #expect((36_000...36_500).contains(string.utf8.count))
+        let tc = try TCString(string)
+        #expect(tc.publisherRestrictions.count == 4095)
+        #expect(tc.publisherRestrictions.allSatisfy { $0.vendors.ranges == [1...65535] })
+        let last = try #require(tc.publisherRestrictions.last)
+        #expect(last.purpose == 4094 % 24 + 1 && last.type == .requireLegitimateInterest)
+        #expect(last.vendors.count == 65535 && last.vendors.contains(65535) && !last.vendors.contains(65536))
+    }
+
+    @Test func aRestrictionsEntriesAreMergedIntoAscendingRanges() throws {
+        let entries: [ClosedRange<Int>] = [10...20, 1...5, 6...9, 15...30, 40...40, 40...40, 42...42]
+        let string = BitWriter.core(restrictions: [RestrictionFields(purpose: 1, type: 0, vendors: entries)])
+        let tc = try TCString(string.base64URL)
+        #expect(tc.publisherRestrictions.first?.vendors.ranges == [1...30, 40...40, 42...42])
     }
 
     @Test func aLanguageCodeOutsideAToZIsAnError() throws {

@@ -117,10 +117,7 @@ import Testing
         let requireConsentForPurposeOne = tc.publisherRestrictions.filter {
             $0.purpose == 1 && $0.type == .requireConsent
         }
-        #expect(
-            requireConsentForPurposeOne.reduce(TCFIDSet()) { TCFIDSet($0.ids + $1.vendors.ids) }.ids == [
-                7, 20, 71, 122, 140, 183,
-            ])
+        #expect(TCFIDSet(requireConsentForPurposeOne.flatMap(\.vendors)).ids == [7, 20, 71, 122, 140, 183])
     }
 
     @Test func aBitFieldShorterThanMaxVendorIdIsAnError() {

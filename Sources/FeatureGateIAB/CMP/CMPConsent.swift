@@ -232,7 +232,9 @@ private struct SignalReader {
         if let text = string(CMPKey.tcString) {
             if let text, !text.isEmpty {
                 do {
-                    fromString = Self.reading(of: try TCString(text), subject: subject)
+                    let tc = try TCString(text)
+                    fromString = Self.reading(of: tc, subject: subject)
+                    warnAboutUndefinedRestrictions(in: tc, subject: subject)
                 } catch {
                     self.error(CMPKey.tcString, "\(error); read as granting nothing")
                     stringFailed = true
@@ -242,6 +244,19 @@ private struct SignalReader {
             stringFailed = true
         }
         return (fromKeys, fromString, keysFailed || stringFailed)
+    }
+
+    /// Says which purposes a restriction of undefined type (3) takes from the vendor read, so a denial it causes
+    /// is explained.
+    private mutating func warnAboutUndefinedRestrictions(in tc: TCString, subject: TCFSubject) {
+        guard case .vendor(let id) = subject else { return }
+        let purposes = Set(
+            tc.publisherRestrictions.lazy.filter { $0.type == .undefined && $0.vendors.contains(id) }.map(\.purpose))
+        guard !purposes.isEmpty else { return }
+        warning(
+            CMPKey.tcString,
+            "a publisher restriction of type 3 (undefined) covers vendor \(id) for "
+                + "\(TCString.Warning.purposeList(purposes.sorted())); read as not allowed")
     }
 
     private static func allowedLI(_ purposes: TCFIDSet) -> Set<Int> {
@@ -261,7 +276,7 @@ private struct SignalReader {
                 tc.vendorLegitimateInterests.contains(id) ? allowedLI(tc.purposeLegitimateInterests) : []
             for restriction in tc.publisherRestrictions where restriction.vendors.contains(id) {
                 switch restriction.type {
-                case .notAllowed:
+                case .notAllowed, .undefined:
                     consent.remove(restriction.purpose)
                     legitimateInterest.remove(restriction.purpose)
                 case .requireConsent:

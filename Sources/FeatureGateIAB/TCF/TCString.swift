@@ -24,7 +24,8 @@ public struct TCString: Sendable, Hashable {
     public var vendorListVersion: Int
     /// The TCF policy version (4 for TCF v2.2).
     public var tcfPolicyVersion: Int
-    /// Whether the signals apply only to the service that wrote them (not shared across services).
+    /// Whether the signals apply only to the service that wrote them (not shared across services). Always `true`
+    /// for policy version 4 and later: TCF v2.2 has no global scope, and such a string does not decode.
     public var isServiceSpecific: Bool
     /// Whether the CMP used non-standard texts (formerly `UseNonStandardStacks`).
     public var useNonStandardTexts: Bool
@@ -88,7 +89,10 @@ public struct TCString: Sendable, Hashable {
     /// Decodes `string`: the core segment, then any of the optional segments, separated by dots, each base64url
     /// with or without `=` padding. Surrounding white space is not allowed.
     ///
-    /// - Throws: ``TCStringError`` naming the segment, field and bit offset of the first problem. Bits after
+    /// Decoding time and the value's size grow with the string's length, never with the IDs its ranges cover.
+    ///
+    /// - Throws: ``TCStringError`` naming the segment, field and bit offset of the first problem, including
+    ///   `IsServiceSpecific` = 0 under TCF policy version 4 or later, which TCF v2.2 calls invalid. Bits after
     ///   the last field of a segment (padding to a whole character) are ignored, as the specification says.
     public init(_ string: String) throws(TCStringError) {
         self = try TCStringDecoder.decode(string)
@@ -105,17 +109,22 @@ public struct TCFPublisherRestriction: Sendable, Hashable {
         case requireConsent
         /// The vendors may process the purpose only under legitimate interest (type 2).
         case requireLegitimateInterest
+        /// Type 3, which the specification lists as undefined (not used). The string still decodes, with a
+        /// ``TCString/Warning/undefinedRestrictionType(purposes:)`` warning, and ``CMPConsent`` treats the
+        /// vendors as not allowed to process the purpose, as for ``notAllowed``.
+        case undefined
     }
 
     /// The purpose restricted (1–24).
     public var purpose: Int
     /// What the publisher requires.
     public var type: RestrictionType
-    /// The vendors the restriction applies to.
-    public var vendors: TCFIDSet
+    /// The vendors the restriction applies to, kept as the ranges the string encodes (one entry can name all
+    /// 65,535 vendors).
+    public var vendors: TCFIDRanges
 
     /// Creates a restriction.
-    public init(purpose: Int, type: RestrictionType, vendors: TCFIDSet) {
+    public init(purpose: Int, type: RestrictionType, vendors: TCFIDRanges) {
         self.purpose = purpose
         self.type = type
         self.vendors = vendors

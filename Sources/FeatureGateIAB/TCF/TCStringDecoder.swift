@@ -62,7 +62,15 @@ enum TCStringDecoder {
         let consentLanguage = try reader.letters("ConsentLanguage")
         let vendorListVersion = try reader.int(12, "VendorListVersion")
         let tcfPolicyVersion = try reader.int(6, "TcfPolicyVersion")
+        let serviceSpecificOffset = reader.offset
         let isServiceSpecific = try reader.bool("IsServiceSpecific")
+        // TCF v2.2 dropped global consent: such a string is invalid, so the CMP's answer is unknown. Older policy
+        // versions allowed it; they decode, with a warning.
+        guard isServiceSpecific || tcfPolicyVersion < 4 else {
+            throw reader.invalid(
+                "IsServiceSpecific", at: serviceSpecificOffset, found: "0 under TcfPolicyVersion \(tcfPolicyVersion)",
+                "1: from TCF policy version 4 (v2.2) on, consent is always service-specific")
+        }
         let useNonStandardTexts = try reader.bool("UseNonStandardTexts")
         let specialFeatureOptIns = try reader.bitField(12, "SpecialFeatureOptIns")
         let purposeConsents = try reader.bitField(24, "PurposesConsent")
@@ -94,18 +102,19 @@ enum TCStringDecoder {
             guard (1...24).contains(purpose) else {
                 throw reader.invalid("PubRestrictions.PurposeId", at: purposeOffset, found: "\(purpose)", "1...24")
             }
-            let typeOffset = reader.offset
             let type: TCFPublisherRestriction.RestrictionType
             switch try reader.int(2, "PubRestrictions.RestrictionType") {
             case 0: type = .notAllowed
             case 1: type = .requireConsent
             case 2: type = .requireLegitimateInterest
-            default:
-                throw reader.invalid(
-                    "PubRestrictions.RestrictionType", at: typeOffset, found: "3 (undefined)",
-                    "0 (not allowed), 1 (require consent) or 2 (require legitimate interest)")
+            // Type 3 is undefined: rejecting the string would lose every answer in it, so it decodes (with a
+            // warning) and readers treat it as the most restrictive type.
+            default: type = .undefined
             }
-            let vendors = try reader.ranges("PubRestrictions.", maximum: nil)
+            // Kept as ranges: one entry can cover 65,535 vendors in 33 bits, and a string thousands of entries.
+            var ranges: [ClosedRange<Int>] = []
+            try reader.forEachRange("PubRestrictions.", maximum: nil) { ranges.append($0) }
+            let vendors = TCFIDRanges(normalizing: consume ranges)
             restrictions.append(TCFPublisherRestriction(purpose: purpose, type: type, vendors: vendors))
         }
         return restrictions
@@ -199,15 +208,20 @@ private struct SegmentReader {
     mutating func vendorSet(_ prefix: String) throws(TCStringError) -> TCFIDSet {
         let maximum = try int(16, prefix + "MaxVendorId")
         if try bool(prefix + "IsRangeEncoding") {
-            return try ranges(prefix, maximum: maximum)
+            // At most `maximum` (65,535) IDs: a bit vector of at most 8 KB, whatever the entries.
+            var set = TCFIDSet(reservingCapacityFor: maximum)
+            try forEachRange(prefix, maximum: maximum) { set.insert($0) }
+            return set
         }
         return try bitField(maximum, prefix + "BitField")
     }
 
-    /// `NumEntries`, then that many single IDs or ranges; IDs are 1...`maximum` (1...65535 without one).
-    mutating func ranges(_ prefix: String, maximum: Int?) throws(TCStringError) -> TCFIDSet {
+    /// Reads `NumEntries`, then that many single IDs or ranges, handing each to `body` as a range; IDs are
+    /// 1...`maximum` (1...65535 without one).
+    mutating func forEachRange(
+        _ prefix: String, maximum: Int?, _ body: (ClosedRange<Int>) -> Void
+    ) throws(TCStringError) {
         let count = try int(12, prefix + "NumEntries")
-        var set = TCFIDSet(reservingCapacityFor: maximum ?? 0)
         let limit = maximum ?? 65535
         let bound = maximum.map { "1...\($0) (MaxVendorId)" } ?? "1...65535"
         for _ in 0..<count {
@@ -228,8 +242,7 @@ private struct SegmentReader {
                         "a vendor ID from \(start) (the range's start) to \(limit)")
                 }
             }
-            set.insert(start...end)
+            body(start...end)
         }
-        return set
     }
 }

@@ -115,3 +115,39 @@ extension BitWriter {
         }
     }
 }
+
+/// A publisher restriction as a string writes it: purpose, type code (0–3) and range entries.
+struct RestrictionFields {
+    var purpose: Int
+    var type: Int
+    var vendors: [ClosedRange<Int>]
+}
+
+extension BitWriter {
+    /// A whole core segment: `fields`, vendor consents as a bit field, no legitimate interests, `restrictions`.
+    static func core(
+        _ fields: CoreFields = CoreFields(), vendorConsents: Set<Int> = [], restrictions: [RestrictionFields] = []
+    ) -> BitWriter {
+        var writer = BitWriter()
+        fields.write(to: &writer)
+        writer.appendVendorBitField(vendorConsents, maximum: vendorConsents.max() ?? 0, prefix: "VendorConsents.")
+        writer.appendVendorBitField([], maximum: 0, prefix: "VendorLegitimateInterests.")
+        writer.append(restrictions.count, 12, "PubRestrictions.NumPubRestrictions")
+        for restriction in restrictions {
+            writer.append(restriction.purpose, 6, "PubRestrictions.PurposeId")
+            writer.append(restriction.type, 2, "PubRestrictions.RestrictionType")
+            writer.appendVendorRanges(restriction.vendors, maximum: nil, prefix: "PubRestrictions.")
+        }
+        return writer
+    }
+
+    /// Issue 22's string: 4,095 publisher restrictions (purposes 1–24, types 0–2 in turn), each one range entry
+    /// covering every vendor, 1–65535. About 36 KB, naming 268 million restricted vendors.
+    static var everyVendorRestrictedFourThousandTimes: String {
+        core(
+            restrictions: (0..<4095).map {
+                RestrictionFields(purpose: $0 % 24 + 1, type: $0 % 3, vendors: [1...65535])
+            }
+        ).base64URL
+    }
+}

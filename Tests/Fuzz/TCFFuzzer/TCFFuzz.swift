@@ -67,9 +67,23 @@ enum TCFFuzz {
         for vendors in [decoded.vendorConsents, decoded.vendorLegitimateInterests] {
             precondition(vendors.allSatisfy { (1...65535).contains($0) }, "vendor out of range")
         }
+        // Restricted vendors stay ranges: ascending, merged, within 1...65535, and never more of them than range
+        // entries the string has room for (17 bits each at least), so memory grows with the string's length.
+        var rangeCount = 0
         for restriction in decoded.publisherRestrictions {
             precondition((1...24).contains(restriction.purpose), "restricted purpose out of range")
+            let ranges = restriction.vendors.ranges
+            precondition(ranges.allSatisfy { (1...65535).contains($0.lowerBound) && $0.upperBound <= 65535 }, "vendor")
+            precondition(zip(ranges, ranges.dropFirst()).allSatisfy { $0.upperBound + 1 < $1.lowerBound }, "unmerged")
+            rangeCount += ranges.count
         }
+        precondition(rangeCount <= text.utf8.count * 6 / 17, "more vendor ranges than the string encodes")
+        let undefined = decoded.publisherRestrictions.filter { $0.type == .undefined }.map(\.purpose)
+        precondition(
+            undefined.isEmpty
+                || decoded.warnings.contains(.undefinedRestrictionType(purposes: Array(Set(undefined)).sorted())),
+            "a restriction of undefined type without its warning")
+        precondition(decoded.isServiceSpecific || decoded.tcfPolicyVersion < 4, "global scope under TCF v2.2 decoded")
         if let publisher = decoded.publisherTC {
             let custom = 0...publisher.numberOfCustomPurposes
             precondition(publisher.customPurposeConsents.allSatisfy(custom.contains), "custom purpose out of range")
