@@ -8,7 +8,14 @@ import Foundation
 ///
 /// The file and its directory are created on the first save, not before: a manager that never changes its
 /// features never creates them. Loading a file that does not exist returns `nil` without creating anything.
+///
+/// The file is read only if it is a regular file of at most ``maximumRecordSize`` bytes, reached without following a
+/// symbolic link; a link, a FIFO or a larger file is an error (``FileStoreError``) and reads as a corrupt record. A
+/// save replaces whatever is at the path (a link itself, never its target).
 public struct FileFeatureStore: FeatureStore, CustomStringConvertible {
+    /// The most bytes a record may take (a record with every category of a large policy takes a few hundred).
+    public static let maximumRecordSize = 64 * 1024
+
     /// The file that holds the record.
     public let url: URL
 
@@ -23,7 +30,7 @@ public struct FileFeatureStore: FeatureStore, CustomStringConvertible {
     ///
     /// - Throws: ``FileStoreError`` when the file exists but cannot be read.
     public func load() throws -> Data? {
-        try AtomicFile.read(at: url)
+        try AtomicFile.read(at: url, limit: Self.maximumRecordSize)
     }
 
     /// Writes `record` to the file atomically, creating the directory if needed.
@@ -40,6 +47,6 @@ public struct FileFeatureStore: FeatureStore, CustomStringConvertible {
         try AtomicFile.remove(at: url)
     }
 
-    /// The file's path.
-    public var description: String { url.path(percentEncoded: false) }
+    /// The file's path, escaped.
+    public var description: String { UntrustedText.escapedPath(url.path(percentEncoded: false)) }
 }
