@@ -84,7 +84,9 @@ enum CheckCommand: ToolCommand {
             case "\r": result += "\\r"
             case "\t": result += "\\t"
             default:
-                if scalar.value < 0x20 {
+                // Beyond what JSON requires, every character a terminal could act on, so the line stays valid JSON
+                // after the console's escaping (which then finds nothing to escape).
+                if scalar.value < 0x20 || UntrustedText.needsEscaping(scalar) {
                     result += "\\u" + hex4(scalar.value)
                 } else {
                     result.unicodeScalars.append(scalar)

@@ -70,17 +70,20 @@ public struct FileStoreError: Error, Sendable, Hashable, CustomStringConvertible
         return true
     }
 
-    /// `PATH: cannot OPERATION: what went wrong`, the path escaped.
+    /// What went wrong, without the path: `No such file or directory`, `found a FIFO, expected a regular file`.
+    public var reason: String {
+        switch problem {
+        case .system(let code): String(cString: strerror(code))
+        case .symbolicLink: "found a symbolic link, which is never followed"
+        case .notRegularFile(let found): "found \(found), expected a regular file"
+        case .notDirectory(let found): "found \(found), expected a directory"
+        case .tooLarge(let limit): "the file is larger than \(limit) bytes, the most accepted here"
+        }
+    }
+
+    /// `PATH: cannot OPERATION: REASON`, the path escaped.
     public var description: String {
-        let what =
-            switch problem {
-            case .system(let code): String(cString: strerror(code))
-            case .symbolicLink: "found a symbolic link, which is never followed"
-            case .notRegularFile(let found): "found \(found), expected a regular file"
-            case .notDirectory(let found): "found \(found), expected a directory"
-            case .tooLarge(let limit): "the file is larger than \(limit) bytes, the most accepted here"
-            }
-        return "\(UntrustedText.escapedPath(path)): cannot \(operation.rawValue): \(what)"
+        "\(UntrustedText.escapedPath(path)): cannot \(operation.rawValue): \(reason)"
     }
 }
 

@@ -37,9 +37,19 @@ package enum UntrustedText {
         escaped(path, limit: 1024)
     }
 
-    /// `text` escaped and in double quotes, for messages that quote a value.
+    /// `text` escaped and in double quotes (with `"` and `\` escaped too), for messages that quote a value.
     package static func quoted(_ text: some StringProtocol, limit: Int = defaultLimit) -> String {
-        "\"" + escaped(text, limit: limit) + "\""
+        var inner = ""
+        for scalar in text.unicodeScalars {
+            if scalar == "\"" || scalar == "\\" { inner += "\\" }
+            inner.unicodeScalars.append(scalar)
+        }
+        let cut = escaped(inner, limit: limit)
+        // The length given is the value's own, not that of its escaped form.
+        guard inner.unicodeScalars.count > limit, let ellipsis = cut.range(of: "… (", options: .backwards) else {
+            return "\"" + cut + "\""
+        }
+        return "\"" + cut[..<ellipsis.lowerBound] + "\"… (\(text.utf8.count) bytes)"
     }
 
     /// Whether `text` holds a character ``escaped(_:limit:)`` would escape.
@@ -49,7 +59,7 @@ package enum UntrustedText {
 
     /// C0 and C1 controls, DEL, and the invisible characters that reorder or hide text (bidirectional overrides
     /// and isolates, zero-width marks, the byte order mark).
-    private static func needsEscaping(_ scalar: Unicode.Scalar) -> Bool {
+    package static func needsEscaping(_ scalar: Unicode.Scalar) -> Bool {
         switch scalar.value {
         case 0x00...0x1F, 0x7F...0x9F: true
         case 0x200B...0x200F, 0x202A...0x202E, 0x2066...0x2069, 0xFEFF: true
