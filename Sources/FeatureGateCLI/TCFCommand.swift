@@ -342,7 +342,7 @@ enum TCFApplyCommand: ToolCommand {
                     CMPDiagnostic(
                         severity: .error, key: key,
                         message:
-                            "found \(isBoolean ? "a Boolean" : UntrustedText.quoted("\(value)")), "
+                            "found \(isBoolean ? "a Boolean" : UntrustedText.escaped("\(value)")), "
                             + "expected a whole number or a string; "
                             + "ignored, failing closed"))
             }

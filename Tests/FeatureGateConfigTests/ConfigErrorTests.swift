@@ -290,7 +290,7 @@ import Testing
             "line 5: the control character U+0000 is not allowed in XML"
         ),
         ("<key>enabledFeatures</key>\n<string>a<b/></string>", "line 5: element <b> inside <string>"),
-        ("<key>enabledFeatures</key>\n<integer>0x10</integer>", #"line 5: <integer> holds "0x10""#),
+        ("<key>enabledFeatures</key>\n<integer>0x10</integer>", "line 5: <integer> holds 4 characters that are not a decimal integer"),
         ("<key>enabledFeatures</key>\n<real>fast</real>", #"line 5: <real> holds "fast""#),
         ("<key>enabledFeatures</key>\n<true>yes</true>", "line 5: <true> holds text"),
         ("<key>enabledFeatures</key>\n<data>!!</data>", "line 5: <data> holds text that is not base64"),

@@ -624,7 +624,9 @@ public final class PrivacyManager: Sendable {
         /// that changes no local value decides nothing, so it writes nothing.
         mutating func decide(enable: Feature, disable: Feature) {
             let wanted = local.union(enable).subtracting(disable)
-            let changed = wanted.symmetricDifference(local)
+            var changed = wanted.symmetricDifference(local)
+            // While the record is unread, a flag that shows off may be on in it: turning it off is a decision.
+            if isHoldingWrites { changed.formUnion(disable) }
             decided.formUnion(changed)
             values = values.subtracting(changed).union(wanted.intersection(changed))
             decidedByApp.formUnion(changed)

@@ -13,8 +13,9 @@ import Foundation
 /// symbolic link; a link, a FIFO or a larger file is an error (``FileStoreError``) and reads as a corrupt record. A
 /// save replaces whatever is at the path (a link itself, never its target).
 public struct FileFeatureStore: FeatureStore, CustomStringConvertible {
-    /// The most bytes a record may take (a record with every category of a large policy takes a few hundred).
-    public static let maximumRecordSize = 64 * 1024
+    /// The most bytes a record may take: 1 MiB. A record takes well under a kilobyte, even with every category
+    /// of a large policy refused; the limit keeps a huge file from costing more memory than that.
+    public static let maximumRecordSize = 1024 * 1024
 
     /// The file that holds the record.
     public let url: URL
