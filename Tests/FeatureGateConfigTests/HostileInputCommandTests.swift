@@ -61,7 +61,10 @@ import Darwin
                 ).utf8))
         let secret = try featuregate(["check", "secret.plist"], in: directory.url)
         #expect(secret.status == 1)
-        #expect(secret.lines == ["secret.plist: error: (root): line 5: <integer> holds 6 characters that are not a decimal integer"])
+        #expect(
+            secret.lines == [
+                "secret.plist: error: (root): line 5: <integer> holds 6 characters that are not a decimal integer"
+            ])
 
         _ = directory.file(
             "crafted.json", Data(#"{"enabledFeatures": ["push\u001b[2J\nx"], "enabledFeatur\n\u001b": 1}"#.utf8))

@@ -20,7 +20,8 @@ import Darwin
         let secret = Data("SECRET-BYTES-OUTSIDE".utf8)
 
         init() throws {
-            try FileManager.default.createDirectory(at: root.url.appending(path: "data"), withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                at: root.url.appending(path: "data"), withIntermediateDirectories: true)
             try FileManager.default.createDirectory(at: outside, withIntermediateDirectories: true)
             try secret.write(to: secretFile)
         }
@@ -81,8 +82,9 @@ import Darwin
         try scene.link(scene.data.consentLedgerFile, to: scene.secretFile)
         let ledger = FileConsentLedger(url: scene.data.consentLedgerFile)
         #expect((#expect(throws: FileStoreError.self) { try ledger.load() })?.problem == .symbolicLink)
-        #expect((#expect(throws: FileStoreError.self) { try ledger.append(record(.analytics, .unknown, .denied)) })?
-            .problem == .symbolicLink)
+        #expect(
+            (#expect(throws: FileStoreError.self) { try ledger.append(record(.analytics, .unknown, .denied)) })?
+                .problem == .symbolicLink)
         #expect((#expect(throws: FileStoreError.self) { try ledger.exportJSONLines() })?.problem == .symbolicLink)
         #expect(try Data(contentsOf: scene.secretFile) == scene.secret)
     }
@@ -93,8 +95,9 @@ import Darwin
         let linked = PrivacyDataDirectory(url: scene.root.url.appending(path: "linked"))
         try scene.link(linked.url, to: scene.outside)
         let store = FileFeatureStore(url: linked.stateFile)
-        #expect((#expect(throws: FileStoreError.self) { try store.save(FeatureStateRecord.encode(.push)) })?.problem
-            == .symbolicLink)
+        #expect(
+            (#expect(throws: FileStoreError.self) { try store.save(FeatureStateRecord.encode(.push)) })?.problem
+                == .symbolicLink)
         #expect((#expect(throws: FileStoreError.self) { try store.load() })?.problem == .symbolicLink)
         #expect(try FileManager.default.contentsOfDirectory(atPath: scene.outside.path) == ["secret.txt"])
     }
@@ -108,8 +111,9 @@ import Darwin
             scene.fifo(url)
         }
         let expected = FileStoreError.Problem.notRegularFile(found: "a FIFO")
-        #expect((#expect(throws: FileStoreError.self) { try FileFeatureStore(url: scene.data.stateFile).load() })?
-            .problem == expected)
+        #expect(
+            (#expect(throws: FileStoreError.self) { try FileFeatureStore(url: scene.data.stateFile).load() })?
+                .problem == expected)
         let ledger = FileConsentLedger(url: scene.data.consentLedgerFile)
         #expect((#expect(throws: FileStoreError.self) { try ledger.load() })?.problem == expected)
 
@@ -127,15 +131,25 @@ import Darwin
         let scene = try Scene()
         defer { scene.cleanUp() }
         let cases: [(URL, Int, () throws -> Void)] = [
-            (scene.data.stateFile, FileFeatureStore.maximumRecordSize, {
-                _ = try FileFeatureStore(url: scene.data.stateFile).load()
-            }),
-            (scene.data.consentLedgerFile, FileConsentLedger.maximumFileSize, {
-                _ = try FileConsentLedger(url: scene.data.consentLedgerFile).load()
-            }),
-            (scene.data.anonymousIdentifierFile, AnonymousIdentifier.maximumFileSize, {
-                _ = try AnonymousIdentifier(privacy: manager(.push), url: scene.data.anonymousIdentifierFile).stored()
-            }),
+            (
+                scene.data.stateFile, FileFeatureStore.maximumRecordSize,
+                {
+                    _ = try FileFeatureStore(url: scene.data.stateFile).load()
+                }
+            ),
+            (
+                scene.data.consentLedgerFile, FileConsentLedger.maximumFileSize,
+                {
+                    _ = try FileConsentLedger(url: scene.data.consentLedgerFile).load()
+                }
+            ),
+            (
+                scene.data.anonymousIdentifierFile, AnonymousIdentifier.maximumFileSize,
+                {
+                    _ = try AnonymousIdentifier(privacy: manager(.push), url: scene.data.anonymousIdentifierFile)
+                        .stored()
+                }
+            ),
         ]
         for (url, limit, read) in cases {
             scene.sparse(url, size: Self.twoGiB)

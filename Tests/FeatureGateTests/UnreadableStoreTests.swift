@@ -101,8 +101,11 @@ final class FlakyFeatureStore: FeatureStore, CustomStringConvertible {
         store.unreadable = false
         #expect(!gate.retryHeldStore())
         #expect(gate.enabledFeatures == .push)
-        #expect(store.record == FeatureStateRecord(
-            enabledFeatures: .push, decidedFeatures: [.push, .analytics], deniedConsentCategories: [.advertising]))
+        #expect(
+            store.record
+                == FeatureStateRecord(
+                    enabledFeatures: .push, decidedFeatures: [.push, .analytics],
+                    deniedConsentCategories: [.advertising]))
     }
 
     @Test func retryingWhileStillUnreadableChangesNothing() {
@@ -184,7 +187,9 @@ final class FlakyFeatureStore: FeatureStore, CustomStringConvertible {
                 if held { #expect(store.writes == 0, "seed \(seed)") }
             }
             if !held {
-                #expect(store.record == FeatureStateRecord(enabledFeatures: values, decidedFeatures: decided), "seed \(seed)")
+                #expect(
+                    store.record == FeatureStateRecord(enabledFeatures: values, decidedFeatures: decided),
+                    "seed \(seed)")
             }
         }
     }

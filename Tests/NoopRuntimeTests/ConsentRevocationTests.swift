@@ -328,7 +328,8 @@ private final class RefusingLedger: ConsentLedger {
     private static func makeDirectory(_ path: String, files: [String: String]) throws {
         for (name, contents) in files {
             let url = URL(filePath: path).appending(path: name)
-            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
             try Data(contents.utf8).write(to: url)
         }
     }

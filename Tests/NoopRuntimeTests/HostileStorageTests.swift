@@ -33,7 +33,8 @@ import Darwin
         var untouched: [String] { ["a.txt", "b.txt", "folder", "folder/c.txt"] }
 
         func link(_ url: URL, to target: String) throws {
-            try FileManager.default.createSymbolicLink(atPath: url.path(percentEncoded: false), withDestinationPath: target)
+            try FileManager.default.createSymbolicLink(
+                atPath: url.path(percentEncoded: false), withDestinationPath: target)
         }
 
         func exists(_ url: URL) -> Bool {
@@ -90,8 +91,9 @@ import Darwin
 
         #expect((#expect(throws: FileStoreError.self) { try storage.read("a") })?.problem == .symbolicLink)
         #expect((#expect(throws: FileStoreError.self) { try storage.read("sub/c.txt") })?.problem == .symbolicLink)
-        #expect((#expect(throws: FileStoreError.self) { try storage.write(Data(), to: "sub/new") })?.problem
-            == .symbolicLink)
+        #expect(
+            (#expect(throws: FileStoreError.self) { try storage.write(Data(), to: "sub/new") })?.problem
+                == .symbolicLink)
         try storage.write(Data("new".utf8), to: "b")
         #expect(try storage.read("b") == Data("new".utf8))
 
@@ -129,13 +131,19 @@ import Darwin
         let scene = try Scene()
         defer { scene.cleanUp() }
         let storage = FileStorage(directory: scene.folder)
-        for name in ["..\u{0}", "a\u{0}b", "line\nbreak", "esc\u{1B}[2J", "tab\t", "del\u{7F}", String(repeating: "x", count: 256)] {
+        for name in [
+            "..\u{0}", "a\u{0}b", "line\nbreak", "esc\u{1B}[2J", "tab\t", "del\u{7F}",
+            String(repeating: "x", count: 256),
+        ] {
             #expect(throws: FileStorageError.invalidName(name)) { try storage.write(Data(), to: name) }
             #expect(throws: FileStorageError.invalidName(name)) { try storage.read(name) }
             #expect(throws: FileStorageError.invalidName(name)) { try storage.remove(name) }
         }
         #expect(!scene.exists(scene.folder))
-        for name in [String(repeating: "x", count: 250), String(repeating: "é", count: 127), "ok/" + String(repeating: "y", count: 255)] {
+        for name in [
+            String(repeating: "x", count: 250), String(repeating: "é", count: 127),
+            "ok/" + String(repeating: "y", count: 255),
+        ] {
             try storage.write(Data("v".utf8), to: name)
             #expect(try storage.read(name) == Data("v".utf8))
         }

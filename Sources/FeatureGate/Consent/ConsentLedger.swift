@@ -94,7 +94,11 @@ enum ConsentRecordLine {
         var unreadable = 0
         for line in lines(of: data) {
             // A line longer than any record is not decoded: it counts as unreadable, which fails closed.
-            if line.count <= FileConsentLedger.maximumLineLength, let record = decode(line) { records.append(record) } else { unreadable += 1 }
+            if line.count <= FileConsentLedger.maximumLineLength, let record = decode(line) {
+                records.append(record)
+            } else {
+                unreadable += 1
+            }
         }
         return ConsentLedgerContents(records: records, unreadableEntries: unreadable)
     }

@@ -108,7 +108,7 @@ public final class PrivacyManager: Sendable {
                 let data = try store.load()
                 exists = data != nil
                 refusals = (data.flatMap { try? FeatureStateRecord(decoding: $0) })?.deniedConsentCategories ?? []
-            } catch where Self.mayBecomeReadable(error) {
+            } catch  where Self.mayBecomeReadable(error) {
                 // The record may hold refusals: it is neither deleted nor overwritten while it cannot be read.
                 diagnostics.append(.storeUnreadableWritesHeld(store: storeName, error: error))
                 held = true
@@ -142,7 +142,7 @@ public final class PrivacyManager: Sendable {
             } catch let error as FeatureStateRecordError {
                 diagnostics.append(.storedStateUnreadable(store: storeName, error: error))
                 source = .unreadableStoredState
-            } catch where Self.mayBecomeReadable(error) {
+            } catch  where Self.mayBecomeReadable(error) {
                 diagnostics.append(.storeUnreadableWritesHeld(store: storeName, error: error))
                 held = true
                 source = .unreadableStoredState
@@ -406,12 +406,13 @@ public final class PrivacyManager: Sendable {
     private func retryHeldRecord(_ state: inout State) -> PrivacyManagerDiagnostic {
         let storeName = String(describing: store)
         let data: Data?
-        do { data = try store.load() } catch where Self.mayBecomeReadable(error) {
+        do { data = try store.load() } catch  where Self.mayBecomeReadable(error) {
             return .storeUnreadableWritesHeld(store: storeName, error: error)
         } catch {
             data = nil
         }
-        var base = (data.flatMap { try? FeatureStateRecord(decoding: $0) })
+        var base =
+            (data.flatMap { try? FeatureStateRecord(decoding: $0) })
             ?? FeatureStateRecord(enabledFeatures: [], decidedFeatures: [])
         if configuration.resetEnabledFeatures {
             base = FeatureStateRecord(

@@ -245,7 +245,9 @@ package enum AtomicFile {
         try withDirectory(location, create: true) { (directory, name) throws(FileStoreError) in
             guard let directory else { return }
             let temporary = temporaryName(for: name)
-            let temporaryPath = FileLocation(anchor: location.anchor, components: location.components.dropLast() + [temporary]).path
+            let temporaryPath = FileLocation(
+                anchor: location.anchor, components: location.components.dropLast() + [temporary]
+            ).path
             var fd = retryingOnInterrupt {
                 openat(directory, temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
             }
@@ -300,7 +302,8 @@ package enum AtomicFile {
             return false
         }
         let numbers = name[marker.upperBound...].split(separator: "-", omittingEmptySubsequences: false)
-        return numbers.count == 2 && numbers.allSatisfy { !$0.isEmpty && $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) }
+        return numbers.count == 2
+            && numbers.allSatisfy { !$0.isEmpty && $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) }
     }
 
     // MARK: Removing
@@ -517,14 +520,17 @@ package enum AtomicFile {
         directory expectDirectory: Bool = false
     ) -> FileStoreError {
         var status = stat()
-        if [ELOOP, ENOTDIR, EISDIR, EMLINK, ENXIO].contains(code), fstatat(directory, name, &status, AT_SYMLINK_NOFOLLOW) == 0 {
+        if [ELOOP, ENOTDIR, EISDIR, EMLINK, ENXIO].contains(code),
+            fstatat(directory, name, &status, AT_SYMLINK_NOFOLLOW) == 0
+        {
             let type = status.st_mode & S_IFMT
             if type == S_IFLNK { return FileStoreError(path: path, operation: operation, problem: .symbolicLink) }
             if expectDirectory && type != S_IFDIR {
                 return FileStoreError(path: path, operation: operation, problem: .notDirectory(found: describe(status)))
             }
             if !expectDirectory && type != S_IFREG {
-                return FileStoreError(path: path, operation: operation, problem: .notRegularFile(found: describe(status)))
+                return FileStoreError(
+                    path: path, operation: operation, problem: .notRegularFile(found: describe(status)))
             }
         }
         return FileStoreError(path: path, operation: operation, code: code)

@@ -122,7 +122,9 @@ private struct SignalReader {
             case UInt8(ascii: "1"): set.insert(index + 1)
             case UInt8(ascii: "0"): break
             default:
-                error(key, "character \(index + 1) of \(UntrustedText.quoted(text)) is not 0 or 1; ignored, failing closed")
+                error(
+                    key,
+                    "character \(index + 1) of \(UntrustedText.quoted(text)) is not 0 or 1; ignored, failing closed")
                 return nil
             }
         }

@@ -50,7 +50,9 @@ public struct FileStorage: Storage, CustomStringConvertible {
     }
 
     /// `FileStorage(<path>)`.
-    public var description: String { "FileStorage(\(UntrustedText.escapedPath(directory.path(percentEncoded: false))))" }
+    public var description: String {
+        "FileStorage(\(UntrustedText.escapedPath(directory.path(percentEncoded: false))))"
+    }
 
     /// Reads the file `name`, or returns `nil` when it does not exist.
     ///
