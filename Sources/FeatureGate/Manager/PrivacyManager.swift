@@ -30,8 +30,12 @@ import Synchronization
 /// ## Start-up
 /// The store is read once, in `init`. A stored record's decided flags win over the configuration unless
 /// ``PrivacyConfiguration/resetEnabledFeatures`` is set, in which case the record is deleted (or rewritten with its
-/// consent refusals alone) and every flag is undecided. A record that cannot be read is ignored in favour of the
-/// configuration, never of "all", and reported. Start-up writes nothing (the reset aside). With consent, pass the
+/// consent refusals alone) and every flag is undecided. A record that is corrupt (or not a regular file within its
+/// size limit) is ignored in favour of the configuration, never of "all", and reported. A record the store cannot
+/// read at all (permissions, data protection, an I/O error) may hold the user's decisions, so it is never
+/// overwritten: every flag starts off unless decided in this run, and changes are held in memory
+/// (``isHoldingWrites``). Each change, and ``retryHeldStore()``, reads the store again; once it answers, the changes
+/// made meanwhile are merged over its record and saved. Start-up writes nothing (the reset aside). With consent, pass the
 /// ``ConsentPolicy`` to `init`: until the ``ConsentManager`` is attached the gate then withholds what an unanswered
 /// category withholds. Without it, consent withholds nothing until then, so create the consent manager right
 /// after, before anything checks a flag.
