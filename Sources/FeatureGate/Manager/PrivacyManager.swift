@@ -423,6 +423,7 @@ public final class PrivacyManager: Sendable {
                 enabledFeatures: [], decidedFeatures: [], deniedConsentCategories: base.deniedConsentCategories)
         }
         state.merge(
+            undecidedSource: configuration.resetEnabledFeatures ? .reset : .configuration,
             stored: FeatureStateRecord(
                 enabledFeatures: catalog.mask(base.enabledFeatures),
                 decidedFeatures: catalog.mask(base.decidedFeatures),
@@ -676,14 +677,14 @@ public final class PrivacyManager: Sendable {
 
         /// Takes `stored` (just read) for every flag and refusal not changed while writes were held, and stops
         /// holding them.
-        mutating func merge(stored: FeatureStateRecord) {
+        mutating func merge(undecidedSource: FeatureSource, stored: FeatureStateRecord) {
             let changed = changedWhileHeld
             decided = stored.decidedFeatures.subtracting(changed).union(decided.intersection(changed))
             values = stored.enabledFeatures.subtracting(changed).union(values.intersection(changed))
                 .intersection(decided)
             deniedCategories = stored.deniedConsentCategories.union(refusedWhileHeld).subtracting(unrefusedWhileHeld)
             isHoldingWrites = false
-            undecidedSource = .configuration
+            self.undecidedSource = undecidedSource
             changedWhileHeld = []
             refusedWhileHeld = []
             unrefusedWhileHeld = []

@@ -476,7 +476,7 @@ package enum AtomicFile {
             throw directoryError(path: location.anchor, errno: errno, lstatPath: location.anchor)
         }
         var path = location.anchor
-        for component in location.components.dropLast() where component != "." {
+        for component in location.components.dropLast() {
             path += (path.hasSuffix("/") ? "" : "/") + component
             var next = openat(fd, component, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
             if next < 0 && errno == ENOENT && create {

@@ -106,7 +106,8 @@ public enum FileStorageError: Error, Sendable, Hashable, CustomStringConvertible
     /// The name is empty, absolute, has an empty, `.` or `..` component or one longer than 255 bytes, or holds a
     /// control character (NUL included). The payload is the name found.
     case invalidName(String)
-    /// ``FileStorage/removeAll()`` could not remove this directory (`errno` in `code`).
+    /// A directory could not be removed (`errno` in `code`). ``FileStorage/removeAll()`` no longer throws it (it
+    /// reports every failure in ``notAllRemoved(removed:failures:)``); kept so that code matching it still compiles.
     case directoryNotRemoved(path: String, code: Int32)
     /// ``FileStorage/removeAll()`` deleted `removed` but not what `failures` name.
     case notAllRemoved(removed: [String], failures: [FileStoreError])
