@@ -60,7 +60,9 @@ public struct ConfigReader: Sendable {
 
     /// Reads a config file. The format is judged from the content, not the extension.
     ///
-    /// The file is read once, up to ``ConfigLimits/maximumFileSize`` plus one byte; nothing is written.
+    /// The file is read once, up to ``ConfigLimits/maximumFileSize`` plus one byte; nothing is written. Only a
+    /// regular file is read: a FIFO, a device or a directory is an ``ConfigDiagnostic/Kind/unreadableFile`` error,
+    /// reported without blocking.
     /// Diagnostics name the file by `url.relativePath`, so a relative URL prints as it was given.
     public func read(contentsOf url: URL) throws(ConfigError) -> ConfigReadResult {
         let source = url.relativePath.isEmpty ? url.path(percentEncoded: false) : url.relativePath

@@ -12,9 +12,12 @@ import Darwin
 /// A store whose record cannot be read for a while (permissions, data protection, an I/O error).
 final class FlakyFeatureStore: FeatureStore, CustomStringConvertible {
     private let state: LockedValue<(record: Data?, unreadable: Bool, saves: Int, removes: Int)>
+    /// What a load throws while unreadable.
+    let problem: FileStoreError.Problem
 
-    init(record: Data?, unreadable: Bool) {
+    init(record: Data?, unreadable: Bool, problem: FileStoreError.Problem = .system(EACCES)) {
         state = LockedValue((record, unreadable, 0, 0))
+        self.problem = problem
     }
 
     var unreadable: Bool {
@@ -27,7 +30,7 @@ final class FlakyFeatureStore: FeatureStore, CustomStringConvertible {
 
     func load() throws -> Data? {
         try state.withLock { state in
-            if state.unreadable { throw FileStoreError(path: "flaky", operation: .open, problem: .system(EACCES)) }
+            if state.unreadable { throw FileStoreError(path: "flaky", operation: .open, problem: problem) }
             return state.record
         }
     }
@@ -64,6 +67,23 @@ final class FlakyFeatureStore: FeatureStore, CustomStringConvertible {
             return
         }
         #expect(name == "flaky store")
+    }
+
+    /// On iOS, a file of data protection class `complete` cannot be opened while the device is locked (`EPERM`);
+    /// a file on a failing disk gives `EIO`. Any system error may pass and holds writes; a record that is there but
+    /// wrong (a link, a FIFO, too large) does not.
+    @Test(arguments: [
+        (FileStoreError.Problem.system(EACCES), true), (.system(EPERM), true), (.system(EIO), true),
+        (.system(EAGAIN), true), (.symbolicLink, false), (.notRegularFile(found: "a FIFO"), false),
+        (.notDirectory(found: "a regular file"), false), (.tooLarge(limit: 1), false),
+    ])
+    func systemErrorsHoldWritesAndHostileContentReadsAsCorrupt(problem: FileStoreError.Problem, holds: Bool) {
+        let store = FlakyFeatureStore(record: userRecord.encoded(), unreadable: true, problem: problem)
+        let gate = manager(.push, store: store)
+        #expect(gate.isHoldingWrites == holds)
+        #expect(gate.enabledFeatures == (holds ? [] : .push))
+        gate.enableFeatures(.contacts)
+        #expect(store.writes == (holds ? 0 : 1))
     }
 
     @Test func changesAreHeldUntilTheRecordCanBeReadAndThenMergedIntoIt() {

@@ -463,9 +463,8 @@ package enum AtomicFile {
         create: Bool,
         _ body: (Int32?, String) throws(FileStoreError) -> Result
     ) throws(FileStoreError) -> Result {
-        guard let name = location.components.last else {
-            throw FileStoreError(path: location.path, operation: .open, problem: .notRegularFile(found: "no name"))
-        }
+        precondition(!location.components.isEmpty, "a file location names something below its anchor")
+        let name = location.components[location.components.count - 1]
         var fd = openDirectory(atPath: location.anchor)
         if fd < 0 && errno == ENOENT && create {
             try createDirectory(location.anchor)
@@ -473,7 +472,7 @@ package enum AtomicFile {
         }
         if fd < 0 {
             if errno == ENOENT && !create { return try body(nil, name) }
-            throw directoryError(path: location.anchor, errno: errno, lstatPath: location.anchor)
+            throw directoryError(path: location.anchor, errno: errno)
         }
         var path = location.anchor
         for component in location.components.dropLast() {
@@ -536,9 +535,10 @@ package enum AtomicFile {
         return FileStoreError(path: path, operation: operation, code: code)
     }
 
-    private static func directoryError(path: String, errno code: Int32, lstatPath: String) -> FileStoreError {
+    /// The error for an anchor that could not be opened, naming a link or a wrong kind of file when that was the cause.
+    private static func directoryError(path: String, errno code: Int32) -> FileStoreError {
         var status = stat()
-        if [ELOOP, ENOTDIR, EMLINK].contains(code), lstat(lstatPath, &status) == 0 {
+        if [ELOOP, ENOTDIR, EMLINK].contains(code), lstat(path, &status) == 0 {
             if status.st_mode & S_IFMT == S_IFLNK {
                 return FileStoreError(path: path, operation: .open, problem: .symbolicLink)
             }
