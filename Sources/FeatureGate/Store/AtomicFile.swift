@@ -285,10 +285,11 @@ package enum AtomicFile {
     package static func temporaryName(for name: String) -> String {
         let suffix = "\(temporaryMarker)\(getpid())-\(temporaryCounter.add(1, ordering: .relaxed).newValue)"
         let budget = maximumNameLength - 1 - suffix.utf8.count
+        if name.utf8.count <= budget { return "." + name + suffix }
         var kept = ""
         var used = 0
         for scalar in name.unicodeScalars {
-            let size = String(scalar).utf8.count
+            let size = scalar.utf8.count
             if used + size > budget { break }
             kept.unicodeScalars.append(scalar)
             used += size
