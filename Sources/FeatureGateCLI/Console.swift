@@ -1,3 +1,4 @@
+import FeatureGate
 import Foundation
 
 #if canImport(Glibc)
@@ -9,10 +10,24 @@ import Darwin
 #endif
 
 /// Where the tool writes: standard output for results, standard error for everything about the run.
+///
+/// A line may hold text from a file the tool read (a key, a value, a path): ``out(_:)`` and ``err(_:)`` escape every
+/// control character in it (see `UntrustedText`), so a crafted file can neither clear a terminal nor forge a line of
+/// a CI log. Only the tool's own help, which is multi-line, goes out as it is (``help(_:)``, ``helpToError(_:)``).
 struct Console {
-    /// Writes a line to standard output.
+    /// Writes a line to standard output, control characters escaped.
     mutating func out(_ line: String) {
-        write(Data((line + "\n").utf8), to: FileHandle.standardOutput)
+        write(Data((UntrustedText.escaped(line, limit: .max) + "\n").utf8), to: FileHandle.standardOutput)
+    }
+
+    /// Writes the tool's own multi-line text (help, overviews) to standard output, unescaped.
+    mutating func help(_ text: String) {
+        write(Data((text + "\n").utf8), to: FileHandle.standardOutput)
+    }
+
+    /// Writes the tool's own multi-line text to standard error, unescaped.
+    mutating func helpToError(_ text: String) {
+        write(Data((text + "\n").utf8), to: FileHandle.standardError)
     }
 
     /// Writes raw bytes to standard output.
@@ -20,9 +35,9 @@ struct Console {
         write(data, to: FileHandle.standardOutput)
     }
 
-    /// Writes a line to standard error.
+    /// Writes a line to standard error, control characters escaped.
     mutating func err(_ line: String) {
-        write(Data((line + "\n").utf8), to: FileHandle.standardError)
+        write(Data((UntrustedText.escaped(line, limit: .max) + "\n").utf8), to: FileHandle.standardError)
     }
 
     /// Whether standard output is a terminal (binary output is refused there).

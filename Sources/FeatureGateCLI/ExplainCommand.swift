@@ -48,7 +48,7 @@ enum ExplainCommand: ToolCommand {
         var record: Data?
         if let statePath {
             do {
-                record = try Data(contentsOf: URL(filePath: statePath))
+                record = try AtomicFile.readNamedFile(atPath: statePath, limit: FileFeatureStore.maximumRecordSize)
             } catch {
                 console.err("\(statePath): error: (root): cannot read the state file: \(describe(error))")
                 return FeatureGateTool.failure
@@ -121,16 +121,8 @@ enum ExplainCommand: ToolCommand {
     }
 
     private static func describe(_ error: any Error) -> String {
-        let nsError = error as NSError
-        if let underlying = nsError.userInfo[NSUnderlyingErrorKey] as? NSError,
-            underlying.domain == NSPOSIXErrorDomain
-        {
-            return String(cString: strerror(Int32(underlying.code)))
-        }
-        if nsError.domain == NSCocoaErrorDomain && nsError.code == NSFileReadNoSuchFileError {
-            return "no such file"
-        }
-        return nsError.localizedDescription
+        guard let error = error as? FileStoreError else { return "\(error)" }
+        return error.code == ENOENT ? "no such file" : error.reason
     }
 
     private static func list(_ names: [String]) -> String { "[" + names.joined(separator: ", ") + "]" }
@@ -144,7 +136,7 @@ enum ExplainCommand: ToolCommand {
             "off \(list(catalog.names(of: decided.subtracting(record.enabledFeatures))))",
         ]
         if !record.deniedConsentCategories.isEmpty {
-            parts.append("consent refused \(list(record.deniedConsentCategories.sorted().map(\.rawValue)))")
+            parts.append("consent refused \(list(record.deniedConsentCategories.sorted().map(\.description)))")
         }
         return parts.joined(separator: ", ")
     }

@@ -26,7 +26,7 @@ enum FeatureGateTool {
 
     static func run(_ arguments: [String], console: inout Console) -> Int32 {
         guard let command = arguments.first else {
-            console.err(overview)
+            console.helpToError(overview)
             return usageFailure
         }
         let rest = Array(arguments.dropFirst())
@@ -37,11 +37,11 @@ enum FeatureGateTool {
         case "tcf": return TCFCommand.run(rest, console: &console)
         case "--help", "-h", "help":
             switch rest.first {
-            case "check": console.out(CheckCommand.help)
-            case "explain": console.out(ExplainCommand.help)
-            case "convert": console.out(ConvertCommand.help)
-            case "tcf": console.out(TCFCommand.overview)
-            case nil: console.out(overview)
+            case "check": console.help(CheckCommand.help)
+            case "explain": console.help(ExplainCommand.help)
+            case "convert": console.help(ConvertCommand.help)
+            case "tcf": console.help(TCFCommand.overview)
+            case nil: console.help(overview)
             case let other?:
                 console.err("featuregate: error: unknown command '\(other)'")
                 return usageFailure
@@ -66,7 +66,7 @@ enum FeatureGateTool {
                 arguments, flags: Command.flags.union(["--help", "-h"]), valued: Command.valued,
                 unknownOptionsAreOperands: Command.unknownOptionsAreOperands)
             if parsed.flags.contains("--help") || parsed.flags.contains("-h") {
-                console.out(Command.help)
+                console.help(Command.help)
                 return success
             }
             return try Command.run(parsed, console: &console)

@@ -21,7 +21,7 @@ enum TCFCommand {
 
     static func run(_ arguments: [String], console: inout Console) -> Int32 {
         guard let subcommand = arguments.first else {
-            console.err(overview)
+            console.helpToError(overview)
             return FeatureGateTool.usageFailure
         }
         let rest = Array(arguments.dropFirst())
@@ -29,7 +29,7 @@ enum TCFCommand {
         case "decode": return FeatureGateTool.runCommand(TCFDecodeCommand.self, rest, console: &console)
         case "apply": return FeatureGateTool.runCommand(TCFApplyCommand.self, rest, console: &console)
         case "--help", "-h", "help":
-            console.out(overview)
+            console.help(overview)
             return FeatureGateTool.success
         default:
             console.err("featuregate tcf: error: unknown subcommand '\(subcommand)'; expected 'decode' or 'apply'")
@@ -330,12 +330,18 @@ enum TCFApplyCommand: ToolCommand {
     /// The key file as CMP values; a file that cannot be read, or a value of the wrong kind, is an error
     /// diagnostic and contributes nothing.
     static func readKeys(_ path: String, diagnostics: inout [CMPDiagnostic]) -> [String: CMPValue] {
+        // A CMP writes a few kilobytes of keys; the limit keeps a huge or endless input from exhausting memory.
+        let maximumKeyFileSize = 1024 * 1024
         let data: Data
         do {
             if path == "-" {
-                data = try FileHandle.standardInput.readToEnd() ?? Data()
+                data = try FileHandle.standardInput.read(upToCount: maximumKeyFileSize + 1) ?? Data()
+                if data.count > maximumKeyFileSize {
+                    throw FileStoreError(
+                        path: "standard input", operation: .read, problem: .tooLarge(limit: maximumKeyFileSize))
+                }
             } else {
-                data = try Data(contentsOf: URL(filePath: path))
+                data = try AtomicFile.readNamedFile(atPath: path, limit: maximumKeyFileSize)
             }
         } catch {
             diagnostics.append(
@@ -367,7 +373,8 @@ enum TCFApplyCommand: ToolCommand {
                     CMPDiagnostic(
                         severity: .error, key: key,
                         message:
-                            "found \(isBoolean ? "a Boolean" : "\(value)"), expected a whole number or a string; "
+                            "found \(isBoolean ? "a Boolean" : UntrustedText.escaped("\(value)")), "
+                            + "expected a whole number or a string; "
                             + "ignored, failing closed"))
             }
         }

@@ -1,3 +1,5 @@
+import FeatureGate
+
 /// One finding about a config: an error that makes the file invalid, or a warning about something dropped.
 ///
 /// Every diagnostic says where (``source``, ``keyPath`` and, for the text formats, ``line``), what was ``found`` and
@@ -125,7 +127,11 @@ public struct ConfigDiagnostic: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// `SOURCE: error|warning: KEYPATH: MESSAGE`, the line `featuregate check` prints.
+    ///
+    /// Every part may hold text from the file (a key, a value): control characters are escaped (`\n`, `\u{1B}`) and
+    /// a long key path is cut with its length, so a crafted file cannot forge lines or drive a terminal.
     public var description: String {
-        "\(source): \(severity.rawValue): \(keyPath): \(message)"
+        "\(UntrustedText.escapedPath(source)): \(severity.rawValue): \(UntrustedText.escaped(keyPath)): "
+            + UntrustedText.escaped(message, limit: .max)
     }
 }

@@ -61,7 +61,9 @@ public struct ConfigReader: Sendable {
 
     /// Reads a config file. The format is judged from the content, not the extension.
     ///
-    /// The file is read once, up to ``ConfigLimits/maximumFileSize`` plus one byte; nothing is written.
+    /// The file is read once, up to ``ConfigLimits/maximumFileSize`` plus one byte; nothing is written. Only a
+    /// regular file is read: a FIFO, a device or a directory is an ``ConfigDiagnostic/Kind/unreadableFile`` error,
+    /// reported without blocking.
     /// Diagnostics name the file by `url.relativePath`, so a relative URL prints as it was given.
     public func read(contentsOf url: URL) throws(ConfigError) -> ConfigReadResult {
         try readDocument(contentsOf: url).result
@@ -246,6 +248,8 @@ public struct ConfigReader: Sendable {
         case system(operation: String, code: Int32)
         /// `size` is `nil` when reading stopped at the limit, so the real size is unknown.
         case tooLarge(size: Int?, limit: Int)
+        /// A FIFO, a device or a directory: the payload says what was found.
+        case notRegularFile(String)
 
         func diagnostic(source: String) -> ConfigDiagnostic {
             switch self {
@@ -254,6 +258,10 @@ public struct ConfigReader: Sendable {
                     severity: .error, kind: .unreadableFile, source: source, keyPath: ConfigDiagnostic.rootKeyPath,
                     found: String(cString: strerror(code)), expected: "a readable file",
                     message: "cannot \(operation) the file: \(String(cString: strerror(code)))")
+            case .notRegularFile(let reason):
+                ConfigDiagnostic(
+                    severity: .error, kind: .unreadableFile, source: source, keyPath: ConfigDiagnostic.rootKeyPath,
+                    found: reason, expected: "a regular file", message: "cannot read the file: \(reason)")
             case .tooLarge(let size, let limit):
                 ConfigDiagnostic(
                     severity: .error, kind: .fileTooLarge, source: source, keyPath: ConfigDiagnostic.rootKeyPath,
@@ -264,25 +272,18 @@ public struct ConfigReader: Sendable {
         }
     }
 
-    /// Reads at most `limit + 1` bytes, so a huge file or a device such as `/dev/zero` costs no more than that.
+    /// Reads a regular file of at most `limit` bytes through the package's one file layer: a FIFO or a device is
+    /// refused without blocking, and a huge file without being read.
     private static func readFile(atPath path: String, limit: Int) throws(FileFailure) -> [UInt8] {
-        var descriptor: Int32
-        repeat { descriptor = open(path, O_RDONLY | O_CLOEXEC) } while descriptor < 0 && errno == EINTR
-        guard descriptor >= 0 else { throw .system(operation: "open", code: errno) }
-        defer { close(descriptor) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
-        while bytes.count <= limit {
-            let wanted = min(chunk.count, limit + 1 - bytes.count)
-            let count = chunk.withUnsafeMutableBytes { buffer in systemRead(descriptor, buffer.baseAddress, wanted) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw .system(operation: "read", code: errno)
+        do {
+            return [UInt8](try AtomicFile.readNamedFile(atPath: path, limit: limit))
+        } catch {
+            switch error.problem {
+            case .tooLarge: throw .tooLarge(size: nil, limit: limit)
+            case .system(let code): throw .system(operation: error.operation.rawValue, code: code)
+            case .symbolicLink, .notRegularFile, .notDirectory: throw .notRegularFile(error.reason)
             }
-            if count == 0 { return bytes }
-            bytes.append(contentsOf: chunk[0..<count])
         }
-        throw .tooLarge(size: nil, limit: limit)
     }
 }
 
@@ -291,11 +292,6 @@ public struct ConfigReader: Sendable {
 package struct ConfigDocument: Sendable {
     package var result: ConfigReadResult
     package var root: ConfigNode
-}
-
-/// The C library's `read`, which the reader's own `read` methods hide.
-private func systemRead(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int {
-    read(descriptor, buffer, count)
 }
 
 extension ParseFailure {

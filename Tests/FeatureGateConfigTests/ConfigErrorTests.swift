@@ -289,7 +289,10 @@ import Testing
             "line 5: the control character U+0000 is not allowed in XML"
         ),
         ("<key>enabledFeatures</key>\n<string>a<b/></string>", "line 5: element <b> inside <string>"),
-        ("<key>enabledFeatures</key>\n<integer>0x10</integer>", #"line 5: <integer> holds "0x10""#),
+        (
+            "<key>enabledFeatures</key>\n<integer>0x10</integer>",
+            "line 5: <integer> holds 4 characters that are not a decimal integer"
+        ),
         ("<key>enabledFeatures</key>\n<real>fast</real>", #"line 5: <real> holds "fast""#),
         ("<key>enabledFeatures</key>\n<true>yes</true>", "line 5: <true> holds text"),
         ("<key>enabledFeatures</key>\n<data>!!</data>", "line 5: <data> holds text that is not base64"),
@@ -371,7 +374,9 @@ import Testing
             Issue.record("read a directory")
         } catch {
             #expect(error.kind == .unreadableFile)
-            #expect(error.description.hasSuffix("error: (root): cannot read the file: Is a directory"))
+            #expect(
+                error.description.hasSuffix(
+                    "error: (root): cannot read the file: found a directory, expected a regular file"))
         }
     }
 
@@ -380,15 +385,27 @@ import Testing
         defer { directory.cleanUp() }
         let url = directory.file("big.json", Data(json(enabled: #"["push"]"#).utf8))
         let reader = ConfigReader(limits: ConfigLimits(maximumFileSize: 10))
-        #expect(throws: ConfigError.self) { try reader.read(contentsOf: url) }
         do {
-            _ = try reader.read(contentsOf: URL(filePath: "/dev/zero"))
+            _ = try reader.read(contentsOf: url)
+            Issue.record("read a file over the limit")
         } catch {
             #expect(
                 error.description
-                    == "/dev/zero: error: (root): the file is larger than 10 bytes, the most a config may be")
+                    == "\(url.path(percentEncoded: false)): error: (root): the file is larger than 10 bytes, "
+                    + "the most a config may be")
             #expect(error.kind == .fileTooLarge)
             #expect(error.found == "more than 10 bytes")
+        }
+        // A device that never ends is not a file at all: refused before a byte is read.
+        do {
+            _ = try reader.read(contentsOf: URL(filePath: "/dev/zero"))
+            Issue.record("read /dev/zero")
+        } catch {
+            #expect(
+                error.description
+                    == "/dev/zero: error: (root): cannot read the file: found a character device, expected a regular file"
+            )
+            #expect(error.kind == .unreadableFile)
         }
         let result = outcome(json(enabled: "[]"), limits: ConfigLimits(maximumFileSize: 10))
         #expect(result.lines == ["c: error: (root): the file is larger than 10 bytes, the most a config may be"])

@@ -144,13 +144,19 @@ import Testing
         #expect(store.calls.saves == 0)
     }
 
-    @Test func aStoreThatThrowsOnLoadFallsBackToTheConfiguration() {
-        let gate = manager(.push, store: RecordingFeatureStore(record: FeatureStateRecord.encode(.all), failLoad: true))
-        #expect(gate.enabledFeatures == .push)
-        guard case .loadFailed = gate.startupDiagnostics.first else {
-            Issue.record("expected loadFailed, got \(gate.startupDiagnostics)")
+    @Test func aStoreThatThrowsOnLoadFailsClosedInsteadOfFallingBackToTheConfiguration() {
+        let store = RecordingFeatureStore(record: FeatureStateRecord.encode(.all), failLoad: true)
+        let gate = manager(.push, store: store)
+        #expect(gate.enabledFeatures == [])
+        #expect(gate.isHoldingWrites)
+        guard case .storeUnreadableWritesHeld = gate.startupDiagnostics.first else {
+            Issue.record("expected storeUnreadableWritesHeld, got \(gate.startupDiagnostics)")
             return
         }
+        gate.enableFeatures(.analytics)
+        #expect(gate.enabledFeatures == .analytics)
+        #expect(store.calls.saves == 0)
+        #expect(store.storedFeatures == .all)
     }
 
     @Test func recordsRoundTripAndIgnoreFieldsAddedLater() throws {

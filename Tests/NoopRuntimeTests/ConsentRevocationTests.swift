@@ -3,6 +3,12 @@ import Foundation
 import NoopRuntime
 import Testing
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// A subsystem that keeps one file in its own folder of the data directory: written on start, deleted (with the
 /// folder) on purge.
 private final class FileKeepingSubsystem: Subsystem {
@@ -314,4 +320,103 @@ private final class RefusingLedger: ConsentLedger {
         try inner.append(record)
     }
     func exportJSONLines() throws -> Data { try inner.exportJSONLines() }
+}
+
+/// Revoke-all in a data directory another process has tampered with: it deletes nothing outside, never hangs, and
+/// reports complete only when everything is gone.
+@Suite struct RevokeAllHostileDirectoryTests {
+    private static func makeDirectory(_ path: String, files: [String: String]) throws {
+        for (name, contents) in files {
+            let url = URL(filePath: path).appending(path: name)
+            try FileManager.default.createDirectory(
+                at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try Data(contents.utf8).write(to: url)
+        }
+    }
+
+    private static func tree(_ path: String) -> [String] {
+        ((try? FileManager.default.subpathsOfDirectory(atPath: path)) ?? []).sorted()
+    }
+
+    @Test func theTemporaryFileOfAnInterruptedIdentifierWriteIsRemovedAndReported() async throws {
+        let sdk = FileSDK()
+        defer { sdk.cleanUp() }
+        let id = try await sdk.runWithDataEverywhere()
+        // What a process killed at the rename of the identifier's first write leaves behind.
+        let temporary = ".anonymous-id.tmp-999999-1"
+        try Data(id.uuidString.utf8).write(to: sdk.directory.url.appending(path: temporary))
+
+        let report = await sdk.revocation.revokeAll()
+
+        #expect(sdk.files == PrivacyDataDirectory.retainedFileNames)
+        #expect(report.removedTemporaryFiles == [temporary])
+        #expect(report.description.contains("temporary files of interrupted writes removed: \(temporary)"))
+        #expect(report.isComplete)
+    }
+
+    @Test func aSubsystemFolderThatIsALinkIsRemovedItselfAndItsTargetIsKept() async throws {
+        let sdk = FileSDK()
+        defer { sdk.cleanUp() }
+        _ = try await sdk.runWithDataEverywhere()
+        let outside = sdk.directory.url.path(percentEncoded: false) + "-outside"
+        defer { try? FileManager.default.removeItem(atPath: outside) }
+        try Self.makeDirectory(outside, files: ["a.txt": "a", "b.txt": "b", "folder/c.txt": "c"])
+        let push = sdk.directory.url.appending(path: "push").path(percentEncoded: false)
+        try FileManager.default.removeItem(atPath: push)
+        try FileManager.default.createSymbolicLink(atPath: push, withDestinationPath: outside)
+
+        let report = await sdk.revocation.revokeAll()
+
+        #expect(Self.tree(outside) == ["a.txt", "b.txt", "folder", "folder/c.txt"])
+        #expect(sdk.files == PrivacyDataDirectory.retainedFileNames)
+        #expect(report.totalPurged.removedFiles.contains("push/" + push))
+        #expect(report.isComplete)
+    }
+
+    @Test func aDataDirectoryThatIsALinkIsNeverPurgedThroughAndTheRevocationIsIncomplete() async throws {
+        let sdk = FileSDK()
+        defer { sdk.cleanUp() }
+        let root = sdk.directory.url.path(percentEncoded: false)
+        let outside = root + "-outside"
+        defer { try? FileManager.default.removeItem(atPath: outside) }
+        try Self.makeDirectory(
+            outside, files: ["push/registration.json": "{}", "analytics/queue.jsonl": "{}", "anonymous-id": "x"])
+        try FileManager.default.createSymbolicLink(atPath: root, withDestinationPath: outside)
+
+        let report = await sdk.revocation.revokeAll()
+
+        #expect(Self.tree(outside).contains("push/registration.json"))
+        #expect(Self.tree(outside).contains("anonymous-id"))
+        #expect(!report.isComplete)
+        #expect(!report.totalPurged.failures.isEmpty)
+        #expect(report.description.contains("symbolic link"))
+    }
+
+    @Test func aFIFOAsTheIdentifierNeitherHangsRevokeAllNorSurvivesIt() async throws {
+        let sdk = FileSDK()
+        defer { sdk.cleanUp() }
+        _ = try await sdk.runWithDataEverywhere()
+        let file = sdk.directory.anonymousIdentifierFile.path(percentEncoded: false)
+        try FileManager.default.removeItem(atPath: file)
+        #expect(mkfifo(file, 0o600) == 0)
+
+        let report = await sdk.revocation.revokeAll()
+
+        #expect(sdk.files == PrivacyDataDirectory.retainedFileNames)
+        #expect(report.isComplete)
+    }
+
+    @Test func aDanglingLinkInASubsystemFolderIsPurgedWithTheRest() async throws {
+        let sdk = FileSDK()
+        defer { sdk.cleanUp() }
+        _ = try await sdk.runWithDataEverywhere()
+        let link = sdk.directory.url.appending(path: "analytics/dangling").path(percentEncoded: false)
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: "/nonexistent-featuregate/x")
+
+        let report = await sdk.revocation.revokeAll()
+
+        #expect(sdk.files == PrivacyDataDirectory.retainedFileNames)
+        #expect(report.totalPurged.removedFiles.contains("analytics/dangling"))
+        #expect(report.isComplete)
+    }
 }

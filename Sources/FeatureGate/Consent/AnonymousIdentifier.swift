@@ -8,9 +8,16 @@ import Foundation
 /// old. ``reset()`` forgets it at once (revoke-all calls it).
 ///
 /// The identifier is a random UUID: it derives from nothing about the device or the person.
-public final class AnonymousIdentifier: Sendable {
+///
+/// The file is read only if it is a regular file of at most ``maximumFileSize`` bytes, reached without following a
+/// symbolic link; anything else there is an error, and ``reset()`` deletes it without reading it.
+public final class AnonymousIdentifier: Sendable, CustomStringConvertible {
+    /// The most bytes the identifier's file may hold (a UUID takes 36): a larger file is refused, unread.
+    public static let maximumFileSize = 256
+
     private let privacy: PrivacyManager
-    private let url: URL?
+    /// The file that keeps the identifier, or `nil` when it lives in memory only.
+    public let url: URL?
     private let cached: LockedValue<UUID?>
     private let observation: LockedValue<ObservationToken?>
 
@@ -37,10 +44,7 @@ public final class AnonymousIdentifier: Sendable {
         guard privacy.isAnyFeatureEnabled() else { return nil }
         return try cached.withLock { cached in
             if let cached { return cached }
-            if let url, let data = try AtomicFile.read(at: url),
-                let stored = UUID(
-                    uuidString: String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
-            {
+            if let stored = try readStored() {
                 cached = stored
                 return stored
             }
@@ -68,13 +72,19 @@ public final class AnonymousIdentifier: Sendable {
     public func stored() throws -> UUID? {
         try cached.withLock { cached in
             if let cached { return cached }
-            guard let url, let data = try AtomicFile.read(at: url) else { return nil }
-            return UUID(
-                uuidString: String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+            return try readStored()
         }
     }
 
+    private func readStored() throws -> UUID? {
+        guard let url, let data = try AtomicFile.read(at: url, limit: Self.maximumFileSize) else { return nil }
+        return UUID(uuidString: String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+    }
+
     /// Forgets the identifier and deletes its file (if it exists). The next one will be new.
+    ///
+    /// The file is deleted without being read first, so a file that cannot be read (or is not a file at all: a
+    /// link is deleted itself) goes too.
     ///
     /// - Returns: Whether a stored or cached identifier was discarded.
     @discardableResult
@@ -82,11 +92,13 @@ public final class AnonymousIdentifier: Sendable {
         try cached.withLock { cached in
             var discarded = cached != nil
             cached = nil
-            if let url, try AtomicFile.read(at: url) != nil {
-                try AtomicFile.remove(at: url)
-                discarded = true
-            }
+            if let url, try AtomicFile.remove(FileLocation(file: url)) { discarded = true }
             return discarded
         }
+    }
+
+    /// `AnonymousIdentifier(<path>)`, never the identifier itself.
+    public var description: String {
+        "AnonymousIdentifier(\(url.map { UntrustedText.escapedPath($0.path(percentEncoded: false)) } ?? "in memory"))"
     }
 }

@@ -93,7 +93,12 @@ enum ConsentRecordLine {
         var records: [ConsentRecord] = []
         var unreadable = 0
         for line in lines(of: data) {
-            if let record = decode(line) { records.append(record) } else { unreadable += 1 }
+            // A line longer than any record is not decoded: it counts as unreadable, which fails closed.
+            if line.count <= FileConsentLedger.maximumLineLength, let record = decode(line) {
+                records.append(record)
+            } else {
+                unreadable += 1
+            }
         }
         return ConsentLedgerContents(records: records, unreadableEntries: unreadable)
     }
@@ -133,7 +138,17 @@ public final class InMemoryConsentLedger: ConsentLedger, CustomStringConvertible
 /// as ``FileFeatureStore`` does: a process killed at any moment leaves the trail with or without the new record,
 /// never torn. Consent changes are rare, so rewriting the file is cheap. The file is created by the first append;
 /// reading a missing file creates nothing.
+///
+/// The file is read only if it is a regular file of at most ``maximumFileSize`` bytes, reached without following a
+/// symbolic link (a link there is an error; the next append replaces the link itself, never its target). A line
+/// longer than ``maximumLineLength`` counts as an entry that cannot be decoded.
 public struct FileConsentLedger: ConsentLedger, CustomStringConvertible {
+    /// The most bytes the ledger may hold (about 80,000 records): a larger file is refused unread, and the consent
+    /// manager fails closed.
+    public static let maximumFileSize = 16 * 1024 * 1024
+    /// The longest line decoded, in bytes (a record takes about 200).
+    public static let maximumLineLength = 4096
+
     /// The JSON Lines file.
     public let url: URL
 
@@ -144,12 +159,12 @@ public struct FileConsentLedger: ConsentLedger, CustomStringConvertible {
 
     /// Reads the file. A missing file is an empty trail.
     public func load() throws -> ConsentLedgerContents {
-        ConsentRecordLine.contents(of: try AtomicFile.read(at: url) ?? Data())
+        ConsentRecordLine.contents(of: try AtomicFile.read(at: url, limit: Self.maximumFileSize) ?? Data())
     }
 
     /// Appends the record, keeping every earlier entry byte for byte, including ones it cannot decode.
     public func append(_ record: ConsentRecord) throws {
-        var data = try AtomicFile.read(at: url) ?? Data()
+        var data = try AtomicFile.read(at: url, limit: Self.maximumFileSize) ?? Data()
         if let last = data.last, last != UInt8(ascii: "\n") { data.append(UInt8(ascii: "\n")) }
         data.append(ConsentRecordLine.encode(record))
         try AtomicFile.write(data, to: url)
@@ -157,10 +172,10 @@ public struct FileConsentLedger: ConsentLedger, CustomStringConvertible {
 
     /// The file's contents as JSON Lines (empty when nothing was recorded).
     public func exportJSONLines() throws -> Data {
-        let data = try AtomicFile.read(at: url) ?? Data()
+        let data = try AtomicFile.read(at: url, limit: Self.maximumFileSize) ?? Data()
         return ConsentRecordLine.lines(of: data).reduce(into: Data()) { $0.append($1 + Data("\n".utf8)) }
     }
 
-    /// The file's path.
-    public var description: String { url.path(percentEncoded: false) }
+    /// The file's path, escaped.
+    public var description: String { UntrustedText.escapedPath(url.path(percentEncoded: false)) }
 }

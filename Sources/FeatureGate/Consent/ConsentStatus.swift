@@ -47,7 +47,7 @@ public struct ConsentCategory: RawRepresentable, Sendable, Hashable, Codable, Co
     public static let thirdPartySharing = ConsentCategory("thirdPartySharing")
 
     /// The name.
-    public var description: String { rawValue }
+    public var description: String { UntrustedText.escaped(rawValue) }
 
     /// Orders categories by name, for stable output.
     public static func < (lhs: ConsentCategory, rhs: ConsentCategory) -> Bool { lhs.rawValue < rhs.rawValue }

@@ -7,7 +7,8 @@ public enum FeatureSource: String, Sendable, Hashable, CaseIterable {
     /// Nobody decided since `resetEnabledFeatures` discarded the stored state: the configuration's value.
     case reset
     /// Nobody decided since the stored state proved unreadable (see the manager's
-    /// ``PrivacyManager/startupDiagnostics``): the configuration's value.
+    /// ``PrivacyManager/startupDiagnostics``): the configuration's value for a corrupt record, off while the record
+    /// cannot be read at all (``PrivacyManager/isHoldingWrites``).
     case unreadableStoredState = "configuration (stored state unreadable)"
     /// The app or the user, through ``PrivacyManager/enabledFeatures`` or `enableFeatures`/`disableFeatures`.
     case app

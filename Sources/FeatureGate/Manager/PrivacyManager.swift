@@ -30,8 +30,12 @@ import Synchronization
 /// ## Start-up
 /// The store is read once, in `init`. A stored record's decided flags win over the configuration unless
 /// ``PrivacyConfiguration/resetEnabledFeatures`` is set, in which case the record is deleted (or rewritten with its
-/// consent refusals alone) and every flag is undecided. A record that cannot be read is ignored in favour of the
-/// configuration, never of "all", and reported. Start-up writes nothing (the reset aside). With consent, pass the
+/// consent refusals alone) and every flag is undecided. A record that is corrupt (or not a regular file within its
+/// size limit) is ignored in favour of the configuration, never of "all", and reported. A record the store cannot
+/// read at all (permissions, data protection, an I/O error) may hold the user's decisions, so it is never
+/// overwritten: every flag starts off unless decided in this run, and changes are held in memory
+/// (``isHoldingWrites``). Each change, and ``retryHeldStore()``, reads the store again; once it answers, the changes
+/// made meanwhile are merged over its record and saved. Start-up writes nothing (the reset aside). With consent, pass the
 /// ``ConsentPolicy`` to `init`: until the ``ConsentManager`` is attached the gate then withholds what an unanswered
 /// category withholds. Without it, consent withholds nothing until then, so create the consent manager right
 /// after, before anything checks a flag.
@@ -96,20 +100,25 @@ public final class PrivacyManager: Sendable {
         var diagnostics: [PrivacyManagerDiagnostic] = []
         var stored = FeatureStateRecord(enabledFeatures: [], decidedFeatures: [])
         var source = FeatureSource.configuration
+        var held = false
 
         if configuration.resetEnabledFeatures {
             // Discarding is the one write start-up may do, and only when there is something to discard. Refusals
             // kept for consent are the user's, not the app's to reset: a record holding some is rewritten with
             // them alone.
-            let exists: Bool
+            var exists = true
             var refusals: Set<ConsentCategory> = []
             do {
                 let data = try store.load()
                 exists = data != nil
                 refusals = (data.flatMap { try? FeatureStateRecord(decoding: $0) })?.deniedConsentCategories ?? []
-            } catch {
-                exists = true
-            }
+            } catch  where Self.mayBecomeReadable(error) {
+                // The record may hold refusals: it is neither deleted nor overwritten while it cannot be read.
+                diagnostics.append(.storeUnreadableWritesHeld(store: storeName, error: error))
+                held = true
+                exists = false
+                source = .unreadableStoredState
+            } catch {}
             if exists {
                 do {
                     if refusals.isEmpty {
@@ -137,6 +146,10 @@ public final class PrivacyManager: Sendable {
             } catch let error as FeatureStateRecordError {
                 diagnostics.append(.storedStateUnreadable(store: storeName, error: error))
                 source = .unreadableStoredState
+            } catch  where Self.mayBecomeReadable(error) {
+                diagnostics.append(.storeUnreadableWritesHeld(store: storeName, error: error))
+                held = true
+                source = .unreadableStoredState
             } catch {
                 diagnostics.append(.loadFailed(store: storeName, error: error))
                 source = .unreadableStoredState
@@ -149,6 +162,7 @@ public final class PrivacyManager: Sendable {
             values: catalog.mask(stored.enabledFeatures),
             deniedCategories: stored.deniedConsentCategories,
             undecidedSource: source,
+            isHoldingWrites: held,
             consent: consentPolicy.map { policy in
                 let refused = stored.deniedConsentCategories.map { ($0, ConsentStatus.denied) }
                 return ConsentLayer(policy: policy, statuses: Dictionary(uniqueKeysWithValues: refused))
@@ -335,11 +349,7 @@ public final class PrivacyManager: Sendable {
             case .denied, .restricted: state.decide(features, on: false, by: category)
             case .unknown: state.undecide(features)
             }
-            if status.isRefusal {
-                state.deniedCategories.insert(category)
-            } else {
-                state.deniedCategories.remove(category)
-            }
+            state.setRefused(status.isRefusal, category)
             state.consent = ConsentLayer(policy: policy, statuses: statuses)
         }
     }
@@ -349,21 +359,81 @@ public final class PrivacyManager: Sendable {
     /// Runs `body` on the state under the lock, then persists the record if it changed and publishes the effective
     /// set if it changed; delivers outside the lock.
     private func update<Result>(_ body: (inout State) -> Result) -> Result {
-        let outcome: (result: Result, deliver: Bool, saveError: (any Error)?) = state.withLock { state in
+        let outcome: (result: Result, deliver: Bool, diagnostic: PrivacyManagerDiagnostic?) = state.withLock { state in
             let before = state.record
             let result = body(&state)
-            var saveError: (any Error)?
-            let record = state.record
-            if record != before {
-                do { try store.save(record.encoded()) } catch { saveError = error }
+            var diagnostic: PrivacyManagerDiagnostic?
+            if state.isHoldingWrites {
+                if state.record != before { diagnostic = retryHeldRecord(&state) }
+            } else if state.record != before {
+                do { try store.save(state.record.encoded()) } catch {
+                    diagnostic = .saveFailed(store: String(describing: store), error: error)
+                }
             }
-            return (result, publish(&state), saveError)
+            return (result, publish(&state), diagnostic)
         }
-        if let error = outcome.saveError {
-            diagnosticHandler?(.saveFailed(store: String(describing: store), error: error))
-        }
+        if let diagnostic = outcome.diagnostic { diagnosticHandler?(diagnostic) }
         if outcome.deliver { deliverPending() }
         return outcome.result
+    }
+
+    /// Whether a load error may pass (permissions, data protection, an I/O error), so the record must be kept
+    /// rather than replaced. A record that is there but wrong (a link, a FIFO, a file over its limit) is not.
+    private static func mayBecomeReadable(_ error: any Error) -> Bool {
+        !((error as? FileStoreError)?.isHostileContent ?? false)
+    }
+
+    /// Whether changes are held in memory because the stored record could not be read (see "Start-up").
+    public var isHoldingWrites: Bool { state.withLock { $0.isHoldingWrites } }
+
+    /// Tries to read a stored record that could not be read at start-up; when it can be read now, merges the
+    /// changes made since start-up into it and saves the result. Does nothing when no writes are held.
+    ///
+    /// Every change retries on its own; call this when the record may have become readable without a change (on
+    /// iOS, when protected data becomes available).
+    ///
+    /// - Returns: Whether writes are still held.
+    @discardableResult
+    public func retryHeldStore() -> Bool {
+        let outcome = state.withLock { state -> (PrivacyManagerDiagnostic?, Bool, Bool) in
+            guard state.isHoldingWrites else { return (nil, false, false) }
+            let diagnostic = retryHeldRecord(&state)
+            return (diagnostic, publish(&state), state.isHoldingWrites)
+        }
+        if let diagnostic = outcome.0 { diagnosticHandler?(diagnostic) }
+        if outcome.1 { deliverPending() }
+        return outcome.2
+    }
+
+    /// Reads the store again; when it answers, takes its record as the base for every flag and refusal not
+    /// changed since start-up, saves the merge, and stops holding writes. Called under the lock.
+    private func retryHeldRecord(_ state: inout State) -> PrivacyManagerDiagnostic {
+        let storeName = String(describing: store)
+        let data: Data?
+        do { data = try store.load() } catch  where Self.mayBecomeReadable(error) {
+            return .storeUnreadableWritesHeld(store: storeName, error: error)
+        } catch {
+            data = nil
+        }
+        var base =
+            (data.flatMap { try? FeatureStateRecord(decoding: $0) })
+            ?? FeatureStateRecord(enabledFeatures: [], decidedFeatures: [])
+        if configuration.resetEnabledFeatures {
+            base = FeatureStateRecord(
+                enabledFeatures: [], decidedFeatures: [], deniedConsentCategories: base.deniedConsentCategories)
+        }
+        state.merge(
+            undecidedSource: configuration.resetEnabledFeatures ? .reset : .configuration,
+            stored: FeatureStateRecord(
+                enabledFeatures: catalog.mask(base.enabledFeatures),
+                decidedFeatures: catalog.mask(base.decidedFeatures),
+                deniedConsentCategories: base.deniedConsentCategories))
+        if state.record.encoded() != data {
+            do { try store.save(state.record.encoded()) } catch {
+                return .saveFailed(store: storeName, error: error)
+            }
+        }
+        return .storeReadableAgain(store: storeName)
     }
 
     /// Recomputes the effective set and queues a change if it moved. Returns whether the caller must deliver.
@@ -501,6 +571,13 @@ public final class PrivacyManager: Sendable {
         /// Who an undecided flag's value comes from: the configuration, after a reset, or instead of an unreadable
         /// record.
         var undecidedSource: FeatureSource
+        /// The stored record could not be read: every undecided flag is off, and nothing is saved until it can be
+        /// read and the changes below are merged into it.
+        var isHoldingWrites: Bool
+        /// What changed while writes were held: these flags and refusals win over the stored record's.
+        var changedWhileHeld: Feature = []
+        var refusedWhileHeld: Set<ConsentCategory> = []
+        var unrefusedWhileHeld: Set<ConsentCategory> = []
         /// Flags decided in this run, and by whom; decided flags in neither were read from the store.
         var decidedByApp: Feature = []
         var decidedByConsent: [UInt: ConsentCategory] = [:]
@@ -521,6 +598,7 @@ public final class PrivacyManager: Sendable {
             values: Feature,
             deniedCategories: Set<ConsentCategory>,
             undecidedSource: FeatureSource,
+            isHoldingWrites: Bool,
             consent: ConsentLayer?
         ) {
             self.configured = configured
@@ -528,12 +606,14 @@ public final class PrivacyManager: Sendable {
             self.values = values.intersection(decided)
             self.deniedCategories = deniedCategories
             self.undecidedSource = undecidedSource
+            self.isHoldingWrites = isHoldingWrites
             self.consent = consent
             self.effective = []
             self.effective = local.intersection(permitted)
         }
 
-        var local: Feature { values.union(configured.subtracting(decided)) }
+        /// While writes are held, an undecided flag is off: the unread record may have decided it off.
+        var local: Feature { isHoldingWrites ? values : values.union(configured.subtracting(decided)) }
 
         var permitted: Feature {
             guard let consent else { return FeatureStateRecord.everyFlag }
@@ -550,10 +630,13 @@ public final class PrivacyManager: Sendable {
         /// that changes no local value decides nothing, so it writes nothing.
         mutating func decide(enable: Feature, disable: Feature) {
             let wanted = local.union(enable).subtracting(disable)
-            let changed = wanted.symmetricDifference(local)
+            var changed = wanted.symmetricDifference(local)
+            // While the record is unread, a flag that shows off may be on in it: turning it off is a decision.
+            if isHoldingWrites { changed.formUnion(disable) }
             decided.formUnion(changed)
             values = values.subtracting(changed).union(wanted.intersection(changed))
             decidedByApp.formUnion(changed)
+            if isHoldingWrites { changedWhileHeld.formUnion(changed) }
             forgetConsentDeciders(of: changed)
         }
 
@@ -563,14 +646,48 @@ public final class PrivacyManager: Sendable {
             decided.formUnion(features)
             values = isOn ? values.union(features) : values.subtracting(features)
             decidedByApp.subtract(features)
+            if isHoldingWrites { changedWhileHeld.formUnion(features) }
             for flag in features.flags { decidedByConsent[flag.rawValue] = category }
         }
 
         mutating func undecide(_ features: Feature) {
             decided.subtract(features)
             values.subtract(features)
+            if isHoldingWrites { changedWhileHeld.formUnion(features) }
             decidedByApp.subtract(features)
             forgetConsentDeciders(of: features)
+        }
+
+        /// Keeps or drops `category`'s refusal in the record.
+        mutating func setRefused(_ isRefused: Bool, _ category: ConsentCategory) {
+            if isRefused {
+                deniedCategories.insert(category)
+            } else {
+                deniedCategories.remove(category)
+            }
+            guard isHoldingWrites else { return }
+            if isRefused {
+                refusedWhileHeld.insert(category)
+                unrefusedWhileHeld.remove(category)
+            } else {
+                unrefusedWhileHeld.insert(category)
+                refusedWhileHeld.remove(category)
+            }
+        }
+
+        /// Takes `stored` (just read) for every flag and refusal not changed while writes were held, and stops
+        /// holding them.
+        mutating func merge(undecidedSource: FeatureSource, stored: FeatureStateRecord) {
+            let changed = changedWhileHeld
+            decided = stored.decidedFeatures.subtracting(changed).union(decided.intersection(changed))
+            values = stored.enabledFeatures.subtracting(changed).union(values.intersection(changed))
+                .intersection(decided)
+            deniedCategories = stored.deniedConsentCategories.union(refusedWhileHeld).subtracting(unrefusedWhileHeld)
+            isHoldingWrites = false
+            self.undecidedSource = undecidedSource
+            changedWhileHeld = []
+            refusedWhileHeld = []
+            unrefusedWhileHeld = []
         }
 
         /// Drops the consent deciders of `features`; allocates nothing when consent never decided a flag.

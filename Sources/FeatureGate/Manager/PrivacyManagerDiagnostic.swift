@@ -3,8 +3,15 @@
 /// The manager never prints. It hands each diagnostic to the handler given at creation and keeps the ones
 /// raised at start-up in ``PrivacyManager/startupDiagnostics``.
 public enum PrivacyManagerDiagnostic: Sendable, CustomStringConvertible {
-    /// The store threw while loading. The manager started from the configuration.
+    /// The store threw while loading because what is there is not a record it reads (a symbolic link, a FIFO, a
+    /// file over its size limit). The manager started from the configuration, as for a corrupt record.
     case loadFailed(store: String, error: any Error)
+    /// The store could not be read (permissions, data protection, an I/O error) and may hold the user's decisions:
+    /// every flag it might decide is off, and changes are held in memory, not saved, until it can be read again
+    /// (tried again at each change and by ``PrivacyManager/retryHeldStore()``).
+    case storeUnreadableWritesHeld(store: String, error: any Error)
+    /// The store that could not be read can be read again: the changes held since were merged into its record.
+    case storeReadableAgain(store: String)
     /// The stored record could not be decoded. The manager started from the configuration.
     case storedStateUnreadable(store: String, error: FeatureStateRecordError)
     /// The stored record had flags the catalog does not know; they were dropped.
@@ -21,6 +28,11 @@ public enum PrivacyManagerDiagnostic: Sendable, CustomStringConvertible {
             "\(store): cannot load stored features (\(error)); using the configuration"
         case .storedStateUnreadable(let store, let error):
             "\(store): \(error); using the configuration"
+        case .storeUnreadableWritesHeld(let store, let error):
+            "\(store): cannot read stored features (\(error)); every feature it may decide is off and changes are "
+                + "held until it can be read"
+        case .storeReadableAgain(let store):
+            "\(store): stored features can be read again; the changes held meanwhile were merged and saved"
         case .unknownFlagsDropped(let store, let dropped):
             "\(store): stored features include unknown flags 0x\(String(dropped.rawValue, radix: 16)); dropped"
         case .saveFailed(let store, let error):

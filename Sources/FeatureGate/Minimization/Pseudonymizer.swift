@@ -12,7 +12,9 @@ public protocol KeyedHasher: Sendable {
 ///
 /// The same identifier always gives the same pseudonym under one key, so events still join; rotating the key
 /// unlinks all earlier pseudonyms.
-public struct Pseudonymizer: Sendable {
+///
+/// Printing, dumping or logging a pseudonymizer shows no part of its hasher, whose key is a secret.
+public struct Pseudonymizer: Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     /// The keyed hash.
     public let hasher: any KeyedHasher
 
@@ -33,13 +35,24 @@ public struct Pseudonymizer: Sendable {
         }
         return String(decoding: hex, as: UTF8.self)
     }
+
+    /// `Pseudonymizer(key redacted)`.
+    public var description: String { "Pseudonymizer(key redacted)" }
+
+    /// `Pseudonymizer(key redacted)`.
+    public var debugDescription: String { description }
+
+    /// No children: `dump` and the debugger show nothing of the hasher.
+    public var customMirror: Mirror { Mirror(self, children: [], displayStyle: .struct) }
 }
 
 #if canImport(CryptoKit)
 import CryptoKit
 
 /// HMAC-SHA256 from CryptoKit, as a ``KeyedHasher`` (Apple platforms).
-public struct HMACSHA256Hasher: KeyedHasher {
+///
+/// Printing, dumping or logging it shows no part of the key.
+public struct HMACSHA256Hasher: KeyedHasher, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     private let key: SymmetricKey
 
     /// Creates a hasher with `key`. Use at least 32 random bytes, kept by the SDK.
@@ -51,5 +64,14 @@ public struct HMACSHA256Hasher: KeyedHasher {
     public func authenticationCode(for message: [UInt8]) -> [UInt8] {
         Array(HMAC<SHA256>.authenticationCode(for: message, using: key))
     }
+
+    /// `HMACSHA256Hasher(key redacted)`.
+    public var description: String { "HMACSHA256Hasher(key redacted)" }
+
+    /// `HMACSHA256Hasher(key redacted)`.
+    public var debugDescription: String { description }
+
+    /// No children: `dump` and the debugger show nothing of the key.
+    public var customMirror: Mirror { Mirror(self, children: [], displayStyle: .struct) }
 }
 #endif

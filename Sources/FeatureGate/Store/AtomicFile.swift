@@ -11,115 +11,561 @@ import Darwin
 import Android
 #endif
 
-/// A file operation that failed, with the path, what was being done, and the system's error.
+/// A file operation that failed, with the path, what was being done, and what went wrong.
 public struct FileStoreError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What the store was doing.
     public enum Operation: String, Sendable, Hashable {
-        case open, read, write, sync, rename, remove, createDirectory = "create directory"
+        case open, read, write, sync, rename, remove, list, createDirectory = "create directory"
+    }
+
+    /// What went wrong.
+    public enum Problem: Sendable, Hashable {
+        /// The system refused with this `errno` value (permissions, data protection, an I/O error...).
+        case system(Int32)
+        /// A symbolic link was found where a file or directory was expected. It is never followed.
+        case symbolicLink
+        /// Something other than a regular file (the payload names it: a FIFO, a directory...) was found where a
+        /// file was expected. It is never opened in a way that could block.
+        case notRegularFile(found: String)
+        /// Something other than a directory (the payload names it) was found where a directory was expected.
+        case notDirectory(found: String)
+        /// The file is larger than `limit` bytes, the most this reader accepts. Nothing was read.
+        case tooLarge(limit: Int)
     }
 
     /// The path the operation was on.
     public let path: String
     /// What the store was doing.
     public let operation: Operation
-    /// The `errno` value the system returned.
-    public let code: Int32
+    /// What went wrong.
+    public let problem: Problem
 
-    /// `PATH: cannot OPERATION: system message`.
+    /// Creates an error.
+    public init(path: String, operation: Operation, problem: Problem) {
+        self.path = path
+        self.operation = operation
+        self.problem = problem
+    }
+
+    package init(path: String, operation: Operation, code: Int32) {
+        self.init(path: path, operation: operation, problem: .system(code))
+    }
+
+    /// The `errno` value closest to ``problem``: the system's own, `ELOOP` for a symbolic link, `EFTYPE`-like
+    /// `EINVAL` for a file of the wrong type, `ENOTDIR`, `EFBIG` for a file over its limit.
+    public var code: Int32 {
+        switch problem {
+        case .system(let code): code
+        case .symbolicLink: ELOOP
+        case .notRegularFile: EINVAL
+        case .notDirectory: ENOTDIR
+        case .tooLarge: EFBIG
+        }
+    }
+
+    /// Whether the thing itself is wrong (a link, a FIFO, a file over its limit): waiting will not make it
+    /// readable. Otherwise the system refused (permissions, data protection, I/O), which may pass.
+    public var isHostileContent: Bool {
+        if case .system = problem { return false }
+        return true
+    }
+
+    /// What went wrong, without the path: `No such file or directory`, `found a FIFO, expected a regular file`.
+    public var reason: String {
+        switch problem {
+        case .system(let code): String(cString: strerror(code))
+        case .symbolicLink: "found a symbolic link, which is never followed"
+        case .notRegularFile(let found): "found \(found), expected a regular file"
+        case .notDirectory(let found): "found \(found), expected a directory"
+        case .tooLarge(let limit): "the file is larger than \(limit) bytes, the most accepted here"
+        }
+    }
+
+    /// `PATH: cannot OPERATION: REASON`, the path escaped.
     public var description: String {
-        "\(path): cannot \(operation.rawValue): \(String(cString: strerror(code)))"
+        "\(UntrustedText.escapedPath(path)): cannot \(operation.rawValue): \(reason)"
     }
 }
 
-/// Whole-file reads and crash-safe replacements, shared by every file-backed part of the package.
+/// Where a file operation acts: a directory the app named (the anchor) and a relative path below it.
 ///
-/// `FileManager.replaceItemAt` is not used: on Linux it can lose the file. The sequence here is the classic
-/// one: write a temporary file in the same directory, flush it to the disk (`fsync`; on Darwin `F_FULLFSYNC`,
-/// since there `fsync` leaves the data in the drive's cache), `rename` it over the target, `fsync` the directory.
+/// The anchor's own parents are the app's choice and are resolved as usual; the anchor itself and everything below
+/// it are reached without following symbolic links, one `openat` at a time, so nothing under the anchor can send an
+/// operation elsewhere.
+package struct FileLocation: Sendable, Hashable {
+    /// The directory the app named, without trailing slashes.
+    package let anchor: String
+    /// The path below it, one component each; the last one is the file (or directory) acted on.
+    package let components: [String]
+
+    /// The file at `url`; its directory is the anchor.
+    package init(file url: URL) {
+        let (parent, name) = Self.split(url.path(percentEncoded: false))
+        self.init(anchor: parent, components: [name])
+    }
+
+    /// The directory at `url` and a relative path inside it; `url`'s parent is the anchor.
+    package init(directory url: URL, components: [String] = []) {
+        let (parent, name) = Self.split(url.path(percentEncoded: false))
+        self.init(anchor: parent, components: [name] + components)
+    }
+
+    /// A path below the directory at `url`, which is itself the anchor.
+    package init(anchor url: URL, components: [String]) {
+        let trimmed = Self.trimmed(url.path(percentEncoded: false))
+        self.init(anchor: trimmed.isEmpty ? "." : String(trimmed), components: components)
+    }
+
+    package init(anchor: String, components: [String]) {
+        self.anchor = anchor
+        self.components = components
+    }
+
+    /// The whole path, for messages.
+    package var path: String {
+        ([anchor == "/" ? "" : anchor] + components).joined(separator: "/")
+    }
+
+    /// `path` without trailing slashes (a trailing slash would make the kernel follow a link there), `/` kept.
+    private static func trimmed(_ path: String) -> Substring {
+        var trimmed = Substring(path)
+        while trimmed.count > 1, trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
+        return trimmed
+    }
+
+    private static func split(_ path: String) -> (parent: String, name: String) {
+        let trimmed = trimmed(path)
+        guard let slash = trimmed.lastIndex(of: "/") else { return (".", String(trimmed)) }
+        let parent = trimmed[..<slash]
+        return (parent.isEmpty ? "/" : String(parent), String(trimmed[trimmed.index(after: slash)...]))
+    }
+}
+
+/// What a tree removal deleted and what it could not.
+package struct TreeRemoval: Sendable {
+    /// The files (and links, FIFOs...) deleted, as paths relative to the tree's root, sorted.
+    package var removed: [String] = []
+    /// What could not be deleted.
+    package var failures: [FileStoreError] = []
+}
+
+/// The one place where the package opens, reads, writes and deletes files.
+///
+/// Every operation is relative to an opened directory (see ``FileLocation``): symbolic links are never followed
+/// below the anchor, only regular files are opened (with `O_NONBLOCK`, so a FIFO or a device cannot block, and
+/// checked with `fstat` before a byte is read), and every read has a size limit. A later inter-process lock belongs in
+/// ``withDirectory(_:create:_:)``, which every operation goes through.
+///
+/// Replacements are crash-safe. `FileManager.replaceItemAt` is not used: on Linux it can lose the file. The
+/// sequence is the classic one: write a temporary file in the same directory, flush it to the disk (`fsync`; on
+/// Darwin `F_FULLFSYNC`, since there `fsync` leaves the data in the drive's cache), `rename` it over the target,
+/// `fsync` the directory.
 package enum AtomicFile {
     private static let temporaryCounter = Atomic<Int>(0)
+    /// The longest file name the file systems the package runs on accept, in bytes (`NAME_MAX`).
+    package static let maximumNameLength = 255
+    private static let temporaryMarker = ".tmp-"
 
-    /// Reads the whole file, or returns `nil` when it does not exist. Creates nothing.
-    package static func read(at url: URL) throws(FileStoreError) -> Data? {
-        let path = url.path(percentEncoded: false)
-        let fd = retryingOnInterrupt { open(path, O_RDONLY | O_CLOEXEC) }
-        if fd < 0 {
-            if errno == ENOENT { return nil }
-            throw FileStoreError(path: path, operation: .open, code: errno)
+    // MARK: Reading
+
+    /// Reads the whole file at `url`, or returns `nil` when it does not exist. Creates nothing.
+    ///
+    /// - Throws: ``FileStoreError`` when the file or a directory on the way is a symbolic link or not what was
+    ///   expected, is larger than `limit` bytes, or cannot be read.
+    package static func read(at url: URL, limit: Int) throws(FileStoreError) -> Data? {
+        try read(FileLocation(file: url), limit: limit)
+    }
+
+    /// Reads the whole file at `location`, or returns `nil` when it (or a directory on the way) does not exist.
+    package static func read(_ location: FileLocation, limit: Int) throws(FileStoreError) -> Data? {
+        try withDirectory(location, create: false) { (directory, name) throws(FileStoreError) -> Data? in
+            guard let directory else { return nil }
+            let path = location.path
+            guard let kind = try kind(of: name, in: directory, path: path) else { return nil }
+            if kind == S_IFLNK { throw FileStoreError(path: path, operation: .open, problem: .symbolicLink) }
+            let fd = retryingOnInterrupt { openat(directory, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC) }
+            if fd < 0 {
+                if errno == ENOENT { return nil }
+                throw error(path: path, operation: .open, errno: errno, at: name, in: directory)
+            }
+            defer { close(fd) }
+            return try readRegularFile(fd, path: path, limit: limit)
         }
+    }
+
+    /// Reads a file a person named on a command line: symbolic links are followed (the person chose the path),
+    /// but only a regular file is read (a FIFO or a device is refused without blocking), at most `limit` bytes.
+    package static func readNamedFile(atPath path: String, limit: Int) throws(FileStoreError) -> Data {
+        let fd = retryingOnInterrupt { open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC) }
+        if fd < 0 { throw FileStoreError(path: path, operation: .open, code: errno) }
         defer { close(fd) }
+        return try readRegularFile(fd, path: path, limit: limit)
+    }
+
+    /// Checks that `fd` is a regular file of at most `limit` bytes, then reads it, never more than `limit + 1`
+    /// bytes (the file may grow while it is read).
+    private static func readRegularFile(_ fd: Int32, path: String, limit: Int) throws(FileStoreError) -> Data {
+        var status = stat()
+        if fstat(fd, &status) != 0 { throw FileStoreError(path: path, operation: .read, code: errno) }
+        guard status.st_mode & S_IFMT == S_IFREG else {
+            throw FileStoreError(path: path, operation: .open, problem: .notRegularFile(found: describe(status)))
+        }
+        guard status.st_size <= limit else {
+            throw FileStoreError(path: path, operation: .read, problem: .tooLarge(limit: limit))
+        }
         var data = Data()
-        var buffer = [UInt8](repeating: 0, count: 16 * 1024)
+        var buffer = [UInt8](repeating: 0, count: min(64 * 1024, limit + 1))
         while true {
+            let wanted = min(buffer.count, limit + 1 - data.count)
             let count = buffer.withUnsafeMutableBytes { raw in
-                retryingOnInterrupt { Glue.read(fd, raw.baseAddress, raw.count) }
+                retryingOnInterrupt { Glue.read(fd, raw.baseAddress, wanted) }
             }
             if count < 0 { throw FileStoreError(path: path, operation: .read, code: errno) }
             if count == 0 { return data }
             data.append(contentsOf: buffer[0..<count])
+            if data.count > limit {
+                throw FileStoreError(path: path, operation: .read, problem: .tooLarge(limit: limit))
+            }
         }
     }
+
+    // MARK: Writing
 
     /// Replaces the file's contents with `data` so that a crash leaves either the old or the new contents.
     ///
-    /// The directory is created (with intermediate directories) only if the first attempt finds it missing.
-    /// The file is created readable and writable by its owner only.
+    /// Missing directories are created (owner-only) only if the first attempt finds them missing. The file is
+    /// created readable and writable by its owner only. Whatever is at the target (a symbolic link included) is
+    /// replaced, never written through; a directory there is an error.
     package static func write(_ data: Data, to url: URL) throws(FileStoreError) {
-        let path = url.path(percentEncoded: false)
-        let directory = url.deletingLastPathComponent().path(percentEncoded: false)
-        let temporary =
-            directory + (directory.hasSuffix("/") ? "" : "/") + "." + url.lastPathComponent
-            + ".tmp-\(getpid())-\(temporaryCounter.add(1, ordering: .relaxed).newValue)"
+        try write(data, to: FileLocation(file: url))
+    }
 
-        var fd = openForCreate(temporary)
-        if fd < 0 && errno == ENOENT {
-            try createDirectory(directory)
-            fd = openForCreate(temporary)
-        }
-        if fd < 0 { throw FileStoreError(path: temporary, operation: .open, code: errno) }
-
-        do throws(FileStoreError) {
-            let writeError: Int32? = data.withUnsafeBytes { raw in
-                var offset = 0
-                while offset < raw.count {
-                    let written = retryingOnInterrupt {
-                        Glue.write(fd, raw.baseAddress! + offset, raw.count - offset)
-                    }
-                    if written < 0 { return errno }
-                    offset += written
-                }
-                return nil
+    /// Replaces the file at `location` with `data`; see ``write(_:to:)-(_,URL)``.
+    package static func write(_ data: Data, to location: FileLocation) throws(FileStoreError) {
+        try withDirectory(location, create: true) { (directory, name) throws(FileStoreError) in
+            guard let directory else { return }
+            let temporary = temporaryName(for: name)
+            let temporaryPath = FileLocation(
+                anchor: location.anchor, components: location.components.dropLast() + [temporary]
+            ).path
+            var fd = retryingOnInterrupt {
+                openat(directory, temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
             }
-            if let writeError { throw FileStoreError(path: temporary, operation: .write, code: writeError) }
-            if flushToDisk(fd) != 0 { throw FileStoreError(path: temporary, operation: .sync, code: errno) }
-            close(fd)
-            fd = -1
-            if rename(temporary, path) != 0 { throw FileStoreError(path: path, operation: .rename, code: errno) }
-        } catch {
-            if fd >= 0 { close(fd) }
-            unlink(temporary)
-            throw error
+            if fd < 0 { throw FileStoreError(path: temporaryPath, operation: .open, code: errno) }
+            do throws(FileStoreError) {
+                let writeError: Int32? = data.withUnsafeBytes { raw in
+                    var offset = 0
+                    while offset < raw.count {
+                        let written = retryingOnInterrupt {
+                            Glue.write(fd, raw.baseAddress! + offset, raw.count - offset)
+                        }
+                        if written < 0 { return errno }
+                        offset += written
+                    }
+                    return nil
+                }
+                if let writeError { throw FileStoreError(path: temporaryPath, operation: .write, code: writeError) }
+                if flushToDisk(fd) != 0 { throw FileStoreError(path: temporaryPath, operation: .sync, code: errno) }
+                close(fd)
+                fd = -1
+                if renameat(directory, temporary, directory, name) != 0 {
+                    throw FileStoreError(path: location.path, operation: .rename, code: errno)
+                }
+            } catch {
+                if fd >= 0 { close(fd) }
+                unlinkat(directory, temporary, 0)
+                throw error
+            }
+            _ = fsync(directory)
         }
-        syncDirectory(directory)
     }
 
-    /// Deletes the file. A file that does not exist is not an error.
+    /// The name of a temporary file for `name`: `.NAME.tmp-PID-N`, with `NAME` cut (at a character boundary) so the
+    /// whole stays within ``maximumNameLength`` bytes whatever `name` is.
+    package static func temporaryName(for name: String) -> String {
+        let suffix = "\(temporaryMarker)\(getpid())-\(temporaryCounter.add(1, ordering: .relaxed).newValue)"
+        let budget = maximumNameLength - 1 - suffix.utf8.count
+        if name.utf8.count <= budget { return "." + name + suffix }
+        var kept = ""
+        var used = 0
+        for scalar in name.unicodeScalars {
+            let size = scalar.utf8.count
+            if used + size > budget { break }
+            kept.unicodeScalars.append(scalar)
+            used += size
+        }
+        return "." + kept + suffix
+    }
+
+    /// Whether `name` is a temporary file of ``write(_:to:)-(_,URL)``: `.NAME.tmp-PID-N`.
+    package static func isTemporaryName(_ name: String) -> Bool {
+        guard name.hasPrefix("."), let marker = name.range(of: temporaryMarker, options: .backwards) else {
+            return false
+        }
+        let numbers = name[marker.upperBound...].split(separator: "-", omittingEmptySubsequences: false)
+        return numbers.count == 2
+            && numbers.allSatisfy { !$0.isEmpty && $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) }
+    }
+
+    // MARK: Removing
+
+    /// Deletes the file at `url`. A file that does not exist is not an error; a symbolic link is deleted itself.
     package static func remove(at url: URL) throws(FileStoreError) {
-        let path = url.path(percentEncoded: false)
-        if unlink(path) != 0 && errno != ENOENT {
-            throw FileStoreError(path: path, operation: .remove, code: errno)
-        }
-        syncDirectory(url.deletingLastPathComponent().path(percentEncoded: false))
+        _ = try remove(FileLocation(file: url))
     }
 
-    private static func openForCreate(_ path: String) -> Int32 {
-        retryingOnInterrupt { open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600) }
+    /// Deletes the entry at `location` (a file, or a link itself); returns whether there was one.
+    ///
+    /// - Throws: ``FileStoreError`` when it cannot be deleted (a directory there cannot).
+    @discardableResult
+    package static func remove(_ location: FileLocation) throws(FileStoreError) -> Bool {
+        try withDirectory(location, create: false) { (directory, name) throws(FileStoreError) -> Bool in
+            guard let directory else { return false }
+            if unlinkat(directory, name, 0) != 0 {
+                if errno == ENOENT { return false }
+                throw error(path: location.path, operation: .remove, errno: errno, at: name, in: directory)
+            }
+            _ = fsync(directory)
+            return true
+        }
+    }
+
+    /// Deletes the directory at `location` with everything in it, without following any symbolic link: a link
+    /// is deleted itself, never what it points to. A link where the directory should be is deleted and reported.
+    ///
+    /// It does not stop at the first failure: everything that can be deleted is, and each thing that cannot is
+    /// reported. Nothing is created; a directory that does not exist yields an empty result.
+    package static func removeTree(_ location: FileLocation) -> TreeRemoval {
+        var result = TreeRemoval()
+        do throws(FileStoreError) {
+            try withDirectory(location, create: false) { (parent, name) throws(FileStoreError) in
+                guard let parent else { return }
+                let path = location.path
+                guard let kind = try kind(of: name, in: parent, path: path) else { return }
+                if kind != S_IFDIR {
+                    // A link or anything else where the directory should be: delete the entry itself.
+                    if unlinkat(parent, name, 0) != 0 && errno != ENOENT {
+                        throw FileStoreError(path: path, operation: .remove, code: errno)
+                    }
+                    result.removed.append(path)
+                    return
+                }
+                removeContents(of: name, in: parent, path: path, relative: "", into: &result)
+                if unlinkat(parent, name, AT_REMOVEDIR) != 0 && errno != ENOENT {
+                    result.failures.append(FileStoreError(path: path, operation: .remove, code: errno))
+                }
+                _ = fsync(parent)
+            }
+        } catch {
+            result.failures.append(error)
+        }
+        result.removed.sort()
+        return result
+    }
+
+    /// Deletes the temporary files that interrupted writes left in the directory at `url` (not below it).
+    ///
+    /// A write in progress in another process loses its temporary file and fails; its data was not yet saved.
+    package static func removeTemporaries(in url: URL) -> TreeRemoval {
+        var result = TreeRemoval()
+        // The directory is the anchor, as it is for the files in it.
+        let location = FileLocation(anchor: url, components: ["."])
+        do throws(FileStoreError) {
+            try withDirectory(location, create: false) { (directory, _) throws(FileStoreError) in
+                guard let directory else { return }
+                for entry in try entries(of: directory, path: location.anchor) where isTemporaryName(entry) {
+                    if unlinkat(directory, entry, 0) == 0 {
+                        result.removed.append(entry)
+                    } else if errno != ENOENT {
+                        result.failures.append(
+                            FileStoreError(path: location.anchor + "/" + entry, operation: .remove, code: errno))
+                    }
+                }
+                if !result.removed.isEmpty { _ = fsync(directory) }
+            }
+        } catch {
+            result.failures.append(error)
+        }
+        result.removed.sort()
+        return result
+    }
+
+    private static func removeContents(
+        of name: String, in parent: Int32, path: String, relative: String, into result: inout TreeRemoval
+    ) {
+        var fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        if fd < 0 && errno == EACCES {
+            // A folder of ours made unreadable: make it readable again, so what it holds can go too.
+            if fchmodat(parent, name, 0o700, AT_SYMLINK_NOFOLLOW) == 0 {
+                fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+            }
+        }
+        guard fd >= 0 else {
+            result.failures.append(FileStoreError(path: path, operation: .open, code: errno))
+            return
+        }
+        defer { close(fd) }
+        let names: [String]
+        do { names = try entries(of: fd, path: path) } catch {
+            result.failures.append(error)
+            return
+        }
+        for entry in names {
+            let entryPath = path + "/" + entry
+            let entryRelative = relative.isEmpty ? entry : relative + "/" + entry
+            var status = stat()
+            guard fstatat(fd, entry, &status, AT_SYMLINK_NOFOLLOW) == 0 else {
+                if errno != ENOENT {
+                    result.failures.append(FileStoreError(path: entryPath, operation: .remove, code: errno))
+                }
+                continue
+            }
+            if status.st_mode & S_IFMT == S_IFDIR {
+                removeContents(of: entry, in: fd, path: entryPath, relative: entryRelative, into: &result)
+                if unlinkat(fd, entry, AT_REMOVEDIR) != 0 && errno != ENOENT {
+                    result.failures.append(FileStoreError(path: entryPath, operation: .remove, code: errno))
+                }
+            } else if unlinkat(fd, entry, 0) == 0 {
+                result.removed.append(entryRelative)
+            } else if errno != ENOENT {
+                result.failures.append(FileStoreError(path: entryPath, operation: .remove, code: errno))
+            }
+        }
+        _ = fsync(fd)
+    }
+
+    /// The names in the directory `fd` (without `.` and `..`). `fd` stays open and is not moved.
+    private static func entries(of fd: Int32, path: String) throws(FileStoreError) -> [String] {
+        let copy = dup(fd)
+        guard copy >= 0, let stream = fdopendir(copy) else {
+            let code = errno
+            throw FileStoreError(path: path, operation: .list, code: code)
+        }
+        defer { closedir(stream) }
+        var names: [String] = []
+        while let entry = readdir(stream) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
+    }
+
+    // MARK: The directory walk
+
+    /// Opens `location`'s anchor and every directory below it but the last component, without following symbolic
+    /// links, and runs `body` with the innermost directory's descriptor and the last component's name, or with
+    /// `nil` when a directory on the way does not exist and `create` is false.
+    ///
+    /// Every operation of this type goes through here: the place for a lock around a read-modify-write.
+    private static func withDirectory<Result>(
+        _ location: FileLocation,
+        create: Bool,
+        _ body: (Int32?, String) throws(FileStoreError) -> Result
+    ) throws(FileStoreError) -> Result {
+        precondition(!location.components.isEmpty, "a file location names something below its anchor")
+        let name = location.components[location.components.count - 1]
+        var fd = openDirectory(atPath: location.anchor)
+        if fd < 0 && errno == ENOENT && create {
+            try createDirectory(location.anchor)
+            fd = openDirectory(atPath: location.anchor)
+        }
+        if fd < 0 {
+            if errno == ENOENT && !create { return try body(nil, name) }
+            throw directoryError(path: location.anchor, errno: errno)
+        }
+        var path = location.anchor
+        for component in location.components.dropLast() {
+            path += (path.hasSuffix("/") ? "" : "/") + component
+            var next = openat(fd, component, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+            if next < 0 && errno == ENOENT && create {
+                if mkdirat(fd, component, 0o700) != 0 && errno != EEXIST {
+                    let code = errno
+                    close(fd)
+                    throw FileStoreError(path: path, operation: .createDirectory, code: code)
+                }
+                next = openat(fd, component, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+            }
+            if next < 0 {
+                let code = errno
+                defer { close(fd) }
+                if code == ENOENT && !create { return try body(nil, name) }
+                throw error(path: path, operation: .open, errno: code, at: component, in: fd, directory: true)
+            }
+            close(fd)
+            fd = next
+        }
+        defer { close(fd) }
+        return try body(fd, name)
+    }
+
+    private static func openDirectory(atPath path: String) -> Int32 {
+        retryingOnInterrupt { open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) }
+    }
+
+    /// The file type of `name` in `directory` (`S_IFREG`...), or `nil` when there is nothing there.
+    private static func kind(of name: String, in directory: Int32, path: String) throws(FileStoreError) -> mode_t? {
+        var status = stat()
+        if fstatat(directory, name, &status, AT_SYMLINK_NOFOLLOW) != 0 {
+            if errno == ENOENT { return nil }
+            throw FileStoreError(path: path, operation: .open, code: errno)
+        }
+        return status.st_mode & S_IFMT
+    }
+
+    /// The error for a failed `openat`/`unlinkat`, naming a link or a wrong kind of file when that was the cause.
+    private static func error(
+        path: String, operation: FileStoreError.Operation, errno code: Int32, at name: String, in directory: Int32,
+        directory expectDirectory: Bool = false
+    ) -> FileStoreError {
+        var status = stat()
+        if [ELOOP, ENOTDIR, EISDIR, EMLINK, ENXIO].contains(code),
+            fstatat(directory, name, &status, AT_SYMLINK_NOFOLLOW) == 0
+        {
+            let type = status.st_mode & S_IFMT
+            if type == S_IFLNK { return FileStoreError(path: path, operation: operation, problem: .symbolicLink) }
+            if expectDirectory && type != S_IFDIR {
+                return FileStoreError(path: path, operation: operation, problem: .notDirectory(found: describe(status)))
+            }
+            if !expectDirectory && type != S_IFREG {
+                return FileStoreError(
+                    path: path, operation: operation, problem: .notRegularFile(found: describe(status)))
+            }
+        }
+        return FileStoreError(path: path, operation: operation, code: code)
+    }
+
+    /// The error for an anchor that could not be opened, naming a link or a wrong kind of file when that was the cause.
+    private static func directoryError(path: String, errno code: Int32) -> FileStoreError {
+        var status = stat()
+        if [ELOOP, ENOTDIR, EMLINK].contains(code), lstat(path, &status) == 0 {
+            if status.st_mode & S_IFMT == S_IFLNK {
+                return FileStoreError(path: path, operation: .open, problem: .symbolicLink)
+            }
+            return FileStoreError(path: path, operation: .open, problem: .notDirectory(found: describe(status)))
+        }
+        return FileStoreError(path: path, operation: .open, code: code)
+    }
+
+    /// `a directory`, `a FIFO`... for messages.
+    private static func describe(_ status: stat) -> String {
+        switch status.st_mode & S_IFMT {
+        case S_IFREG: "a regular file"
+        case S_IFDIR: "a directory"
+        case S_IFLNK: "a symbolic link"
+        case S_IFIFO: "a FIFO"
+        case S_IFSOCK: "a socket"
+        case S_IFCHR: "a character device"
+        case S_IFBLK: "a block device"
+        default: "a file of unknown type"
+        }
     }
 
     /// Creates `path` and any missing parents, owner-only, with `mkdir(2)`, so a failure reports the `errno` of
     /// the very call that failed (a `FileManager` call leaves `errno` stale or unset) and the directory it was for.
-    /// Creates `path` and any missing parents, owner-only. It tries `path` first and walks up only while a parent
-    /// is missing, so it never touches directories above the first one that exists (which a sandbox may hide).
+    /// It tries `path` first and walks up only while a parent is missing, so it never touches directories above
+    /// the first one that exists (which a sandbox may hide).
     private static func createDirectory(_ path: String) throws(FileStoreError) {
         if mkdir(path, 0o700) == 0 { return }
         let code = errno
@@ -141,14 +587,6 @@ package enum AtomicFile {
         if fcntl(fd, F_FULLFSYNC) == 0 { return 0 }
         #endif
         return fsync(fd)
-    }
-
-    /// Makes a rename or unlink in `path` durable. Best effort: some file systems refuse to sync directories.
-    private static func syncDirectory(_ path: String) {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return }
-        _ = fsync(fd)
-        close(fd)
     }
 
     private static func retryingOnInterrupt<T: BinaryInteger>(_ body: () -> T) -> T {

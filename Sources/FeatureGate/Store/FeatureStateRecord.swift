@@ -146,7 +146,7 @@ public struct FeatureStateRecord: Sendable, Hashable {
 
     private static func summary(of data: Data) -> String {
         if data.isEmpty { return "an empty record" }
-        let text = String(decoding: data.prefix(64), as: UTF8.self)
+        let text = UntrustedText.escaped(String(decoding: data.prefix(64), as: UTF8.self), limit: .max)
         return "\"\(text)\(data.count > 64 ? "…" : "")\" (\(data.count) bytes)"
     }
 }

@@ -12,7 +12,11 @@ import Foundation
 public protocol FeatureStore: Sendable {
     /// Returns the stored record, or `nil` when nothing was ever saved (or it was removed).
     ///
-    /// - Throws: When the record exists but cannot be read. The manager then starts from its configuration.
+    /// - Throws: When the record exists but cannot be read. The manager then fails closed: every flag starts off and
+    ///   its changes are held in memory, not saved, until a later `load()` succeeds (see ``PrivacyManager``'s
+    ///   "Start-up"). Throw a ``FileStoreError`` whose ``FileStoreError/problem`` is not `system` for a record that
+    ///   is there but unusable (a link, a FIFO, too large): the manager then treats it as corrupt and starts from its
+    ///   configuration.
     func load() throws -> Data?
 
     /// Replaces the stored record. Creates whatever backs the store (a file, say) if it does not exist yet.

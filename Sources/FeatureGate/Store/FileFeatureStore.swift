@@ -8,7 +8,15 @@ import Foundation
 ///
 /// The file and its directory are created on the first save, not before: a manager that never changes its
 /// features never creates them. Loading a file that does not exist returns `nil` without creating anything.
+///
+/// The file is read only if it is a regular file of at most ``maximumRecordSize`` bytes, reached without following a
+/// symbolic link; a link, a FIFO or a larger file is an error (``FileStoreError``) and reads as a corrupt record. A
+/// save replaces whatever is at the path (a link itself, never its target).
 public struct FileFeatureStore: FeatureStore, CustomStringConvertible {
+    /// The most bytes a record may take: 1 MiB. A record takes well under a kilobyte, even with every category
+    /// of a large policy refused; the limit keeps a huge file from costing more memory than that.
+    public static let maximumRecordSize = 1024 * 1024
+
     /// The file that holds the record.
     public let url: URL
 
@@ -23,7 +31,7 @@ public struct FileFeatureStore: FeatureStore, CustomStringConvertible {
     ///
     /// - Throws: ``FileStoreError`` when the file exists but cannot be read.
     public func load() throws -> Data? {
-        try AtomicFile.read(at: url)
+        try AtomicFile.read(at: url, limit: Self.maximumRecordSize)
     }
 
     /// Writes `record` to the file atomically, creating the directory if needed.
@@ -40,6 +48,6 @@ public struct FileFeatureStore: FeatureStore, CustomStringConvertible {
         try AtomicFile.remove(at: url)
     }
 
-    /// The file's path.
-    public var description: String { url.path(percentEncoded: false) }
+    /// The file's path, escaped.
+    public var description: String { UntrustedText.escapedPath(url.path(percentEncoded: false)) }
 }

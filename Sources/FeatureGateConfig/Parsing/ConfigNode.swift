@@ -1,3 +1,5 @@
+import FeatureGate
+
 /// One value of a parsed config document, with the line it started on when the format has lines.
 ///
 /// The four parsers (JSON, XML, binary and old-style plists) and the dictionary bridge all produce this tree, so the
@@ -129,27 +131,5 @@ package struct ConfigInteger: Sendable, Hashable {
 
 /// `text` in double quotes, control characters escaped, cut to 60 characters, for messages.
 package func quoted(_ text: String) -> String {
-    var result = "\""
-    var count = 0
-    for scalar in text.unicodeScalars {
-        if count == 60 {
-            result += "…"
-            break
-        }
-        count += 1
-        switch scalar {
-        case "\"": result += "\\\""
-        case "\\": result += "\\\\"
-        case "\n": result += "\\n"
-        case "\t": result += "\\t"
-        case "\r": result += "\\r"
-        default:
-            if scalar.value < 0x20 || scalar.value == 0x7F || (0x80...0x9F).contains(scalar.value) {
-                result += "\\u{\(String(scalar.value, radix: 16))}"
-            } else {
-                result.unicodeScalars.append(scalar)
-            }
-        }
-    }
-    return result + "\""
+    UntrustedText.quoted(text, limit: 60)
 }

@@ -193,7 +193,10 @@ package struct XMLPlistParser {
         case "integer":
             let text = try readText(of: tag).trimmingCharacters(in: .whitespacesAndNewlines)
             guard let integer = ConfigInteger(decimal: Substring(text)) else {
-                throw failure("<integer> holds \(quoted(text))", line: tag.line, expected: "a decimal integer")
+                // The value is not shown: it may sit under a key FeatureGate does not read, such as a secret.
+                throw failure(
+                    "<integer> holds \(text.count) characters that are not a decimal integer", line: tag.line,
+                    expected: "a decimal integer")
             }
             return ConfigNode(.integer(integer), line: tag.line)
         case "real":

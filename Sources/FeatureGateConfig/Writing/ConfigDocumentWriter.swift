@@ -1,3 +1,4 @@
+import FeatureGate
 import Foundation
 
 /// Writes a parsed document in any format, every value with its type, or says which value the format cannot hold.
@@ -128,7 +129,9 @@ package enum ConfigDocumentWriter {
             case "\r": result += "\\r"
             case "\t": result += "\\t"
             default:
-                if scalar.value < 0x20 {
+                // Beyond what JSON requires, every character a terminal could act on (C1 controls, text-direction
+                // overrides), so the text stays valid JSON after the console's escaping, which then finds nothing.
+                if scalar.value < 0x20 || UntrustedText.needsEscaping(scalar) {
                     result += "\\u" + hex4(scalar.value)
                 } else {
                     result.unicodeScalars.append(scalar)

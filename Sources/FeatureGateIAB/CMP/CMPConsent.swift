@@ -122,7 +122,9 @@ private struct SignalReader {
             case UInt8(ascii: "1"): set.insert(index + 1)
             case UInt8(ascii: "0"): break
             default:
-                error(key, "character \(index + 1) of \"\(text)\" is not 0 or 1; ignored, failing closed")
+                error(
+                    key,
+                    "character \(index + 1) of \(UntrustedText.quoted(text)) is not 0 or 1; ignored, failing closed")
                 return nil
             }
         }
@@ -348,7 +350,7 @@ private struct SignalReader {
             guard !text.isEmpty, ids.allSatisfy({ $0 != nil }) else {
                 error(
                     CMPKey.gppSectionIDs,
-                    "found \"\(text)\", expected IDs joined by _ (e.g. \"2_7\"); every "
+                    "found \(UntrustedText.quoted(text)), expected IDs joined by _ (e.g. \"2_7\"); every "
                         + "section of the GPP string is treated as applying")
                 return nil
             }

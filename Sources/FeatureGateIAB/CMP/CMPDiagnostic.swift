@@ -1,3 +1,5 @@
+import FeatureGate
+
 /// Something noticed while reading a CMP's keys: a malformed signal (which then grants nothing) or a note.
 public struct CMPDiagnostic: Sendable, Hashable, CustomStringConvertible {
     /// How serious it is.
@@ -23,5 +25,7 @@ public struct CMPDiagnostic: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// `KEY: severity: message`.
-    public var description: String { "\(key): \(severity.rawValue): \(message)" }
+    public var description: String {
+        "\(UntrustedText.escaped(key)): \(severity.rawValue): \(UntrustedText.escaped(message, limit: .max))"
+    }
 }

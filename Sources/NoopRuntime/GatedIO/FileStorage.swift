@@ -19,96 +19,110 @@ import Android
 /// storage that is never written leaves no trace. ``removeAll()`` deletes the files and then the directories
 /// it finds, including ``directory`` itself.
 ///
+/// ## A hostile directory
+/// Another process of the app group may have written the directory. Nothing in it can send an operation
+/// elsewhere: the parent of ``directory`` (the SDK's data directory), ``directory`` itself and everything below are
+/// reached without following symbolic links. A read opens only a regular file of at most ``maximumFileSize`` bytes
+/// (a link, a FIFO, a device or a larger file is an error, and nothing blocks); a write replaces whatever is at the
+/// name (a link itself, never its target); ``removeAll()`` deletes links themselves, keeps going past what it cannot
+/// delete and then throws ``FileStorageError/notAllRemoved(removed:failures:)``. The files have no integrity
+/// protection against a process that can write them.
+///
 /// Thread safety: calls may come from any thread; writes to the same name race the way renames do (the last
 /// one wins, whole).
 public struct FileStorage: Storage, CustomStringConvertible {
+    /// The default most bytes a read accepts.
+    public static let defaultMaximumFileSize = 16 * 1024 * 1024
+
     /// The directory that holds the files.
     public let directory: URL
+    /// The most bytes a read accepts: a larger file is refused unread.
+    public let maximumFileSize: Int
 
     /// Creates a storage rooted at `directory`. Touches nothing.
-    public init(directory: URL) {
+    ///
+    /// - Parameters:
+    ///   - directory: The directory; neither it nor its parent may be a symbolic link.
+    ///   - maximumFileSize: The most bytes a read accepts.
+    public init(directory: URL, maximumFileSize: Int = defaultMaximumFileSize) {
         self.directory = directory
+        self.maximumFileSize = maximumFileSize
     }
 
     /// `FileStorage(<path>)`.
-    public var description: String { "FileStorage(\(directory.path(percentEncoded: false)))" }
+    public var description: String {
+        "FileStorage(\(UntrustedText.escapedPath(directory.path(percentEncoded: false))))"
+    }
 
     /// Reads the file `name`, or returns `nil` when it does not exist.
     ///
-    /// - Throws: ``FileStorageError/invalidName(_:)`` for an absolute name or one with `..`, or
-    ///   `FileStoreError` with the path and the system's error.
+    /// - Throws: ``FileStorageError/invalidName(_:)`` for a name ``FileStorage`` refuses, or `FileStoreError` with
+    ///   the path and what went wrong (a link, not a regular file, over ``maximumFileSize``, a system error).
     public func read(_ name: String) throws -> Data? {
-        try AtomicFile.read(at: url(for: name))
+        try AtomicFile.read(location(for: name), limit: maximumFileSize)
     }
 
     /// Replaces the file `name` with `data` atomically, creating directories as needed.
     public func write(_ data: Data, to name: String) throws {
-        try AtomicFile.write(data, to: url(for: name))
+        try AtomicFile.write(data, to: location(for: name))
     }
 
-    /// Deletes the file `name`; returns whether it existed.
+    /// Deletes the file `name` (a link itself); returns whether it existed.
     @discardableResult
     public func remove(_ name: String) throws -> Bool {
-        let url = try url(for: name)
-        guard access(url.path(percentEncoded: false), F_OK) == 0 else { return false }
-        try AtomicFile.remove(at: url)
-        return true
+        try AtomicFile.remove(location(for: name))
     }
 
-    /// Deletes every file under ``directory``, then the directories, then ``directory`` itself.
+    /// Deletes everything under ``directory``, then ``directory`` itself, without following symbolic links.
     ///
     /// - Returns: The names (relative paths) of the files deleted, sorted. Empty, with nothing touched, when
-    ///   the directory does not exist.
+    ///   the directory does not exist. A link where ``directory`` should be is deleted itself and returned by its
+    ///   path.
+    /// - Throws: ``FileStorageError/notAllRemoved(removed:failures:)`` when something could not be deleted; the
+    ///   rest was.
     public func removeAll() throws -> [String] {
-        let root = directory.path(percentEncoded: false)
-        guard access(root, F_OK) == 0 else { return [] }
-        let manager = FileManager.default
-        let entries = try manager.subpathsOfDirectory(atPath: root).sorted()
-        var removed: [String] = []
-        var directories: [String] = []
-        for entry in entries {
-            let path = root + (root.hasSuffix("/") ? "" : "/") + entry
-            var isDirectory: ObjCBool = false
-            guard manager.fileExists(atPath: path, isDirectory: &isDirectory) else { continue }
-            if isDirectory.boolValue {
-                directories.append(path)
-            } else {
-                try AtomicFile.remove(at: URL(filePath: path))
-                removed.append(entry)
-            }
+        let removal = AtomicFile.removeTree(FileLocation(directory: directory))
+        guard removal.failures.isEmpty else {
+            throw FileStorageError.notAllRemoved(removed: removal.removed, failures: removal.failures)
         }
-        // Deepest first, so each directory is empty when its turn comes.
-        for path in directories.sorted(by: { $0.count > $1.count }) + [root] where rmdir(path) != 0 {
-            throw FileStorageError.directoryNotRemoved(path: path, code: errno)
-        }
-        return removed
+        return removal.removed
     }
 
-    private func url(for name: String) throws(FileStorageError) -> URL {
-        let components = name.split(separator: "/", omittingEmptySubsequences: false)
-        guard !name.isEmpty, !name.hasPrefix("/"),
-            components.allSatisfy({ !$0.isEmpty && $0 != "." && $0 != ".." })
+    private func location(for name: String) throws(FileStorageError) -> FileLocation {
+        let components = name.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        guard !name.isEmpty, !name.hasPrefix("/"), !UntrustedText.containsControlCharacters(name),
+            components.allSatisfy({
+                !$0.isEmpty && $0 != "." && $0 != ".." && $0.utf8.count <= AtomicFile.maximumNameLength
+            })
         else { throw .invalidName(name) }
-        return directory.appending(path: name)
+        return FileLocation(directory: directory, components: components)
     }
 }
 
-/// A name that ``FileStorage`` refuses because it would leave its directory, or a directory it could not remove.
+/// A name that ``FileStorage`` refuses because it would leave its directory, or what a removal could not delete.
 ///
-/// File reads, writes and removals fail with `FileStoreError` (path, operation, system error) instead.
+/// File reads, writes and removals fail with `FileStoreError` (path, operation, what went wrong) instead.
 public enum FileStorageError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// The name is empty, absolute, or has an empty, `.` or `..` component. The payload is the name found.
+    /// The name is empty, absolute, has an empty, `.` or `..` component or one longer than 255 bytes, or holds a
+    /// control character (NUL included). The payload is the name found.
     case invalidName(String)
-    /// ``FileStorage/removeAll()`` deleted the files but could not remove this directory (`errno` in `code`).
+    /// A directory could not be removed (`errno` in `code`). ``FileStorage/removeAll()`` no longer throws it (it
+    /// reports every failure in ``notAllRemoved(removed:failures:)``); kept so that code matching it still compiles.
     case directoryNotRemoved(path: String, code: Int32)
+    /// ``FileStorage/removeAll()`` deleted `removed` but not what `failures` name.
+    case notAllRemoved(removed: [String], failures: [FileStoreError])
 
     /// What was found and what was expected.
     public var description: String {
         switch self {
         case .invalidName(let name):
-            "storage name \"\(name)\" is invalid: expected a relative path without empty, \".\" or \"..\" parts"
+            "storage name \(UntrustedText.quoted(name)) is invalid: expected a relative path without empty, \".\" "
+                + "or \"..\" parts, control characters or parts longer than 255 bytes"
         case .directoryNotRemoved(let path, let code):
-            "\(path): cannot remove directory: \(String(cString: strerror(code)))"
+            "\(UntrustedText.escapedPath(path)): cannot remove directory: \(String(cString: strerror(code)))"
+        case .notAllRemoved(let removed, let failures):
+            "removed \(removed.count) file\(removed.count == 1 ? "" : "s") but not everything: "
+                + failures.map(\.description).joined(separator: "; ")
         }
     }
 }

@@ -19,7 +19,8 @@ import Foundation
 /// - `featuregate-state.json`, the gate's state (every feature off), and
 /// - `consent-ledger.jsonl`, the consent audit trail, which ends with the revocation's denials.
 ///
-/// The anonymous identifier's file (`anonymous-id`) is deleted, and so is everything the subsystems keep (event
+/// The anonymous identifier's file (`anonymous-id`) is deleted, with the temporary files interrupted writes left in
+/// its directory (``RevocationReport/removedTemporaryFiles``), and so is everything the subsystems keep (event
 /// queue files, caches, registrations): each is stopped and purged, including subsystems that never ran in this
 /// process (see ``SubsystemRuntime/settlePurgingStoppedSubsystems()``).
 ///
@@ -84,7 +85,8 @@ public struct ConsentRevocation: Sendable {
     /// 2. every feature of the gate's catalog is disabled locally, consent-managed or not;
     /// 3. the runtime settles: running subsystems are stopped (each may send its own one-shot opt-out) and
     ///    purged, and stopped subsystems not known to be clean are purged too;
-    /// 4. the anonymous identifier is deleted;
+    /// 4. the anonymous identifier is deleted (without being read), then the temporary files that interrupted writes
+    ///    left in its directory;
     /// 5. `erasure`, if given, is sent through the runtime's exit permit (see ``ErasureOutcome``).
     ///
     /// It never throws: a step that fails is reported in ``RevocationReport/failures`` and the others still run,
@@ -133,6 +135,12 @@ public struct ConsentRevocation: Sendable {
             report.identifierReset = discarded || subject != nil
         } catch {
             report.failures.append(.identifierNotReset(error))
+        }
+        // A write killed before its rename leaves a temporary file (a copy of the identifier, say) beside the data.
+        if let directory = identifier.url?.deletingLastPathComponent() {
+            let removal = AtomicFile.removeTemporaries(in: directory)
+            report.removedTemporaryFiles = removal.removed
+            report.failures += removal.failures.map { .temporaryFileNotRemoved($0) }
         }
 
         if let erasure {

@@ -14,6 +14,8 @@ public struct RevocationReport: Sendable, CustomStringConvertible {
     public var purges: [SubsystemPurge]
     /// Whether an anonymous identifier existed (cached or stored) and is now gone.
     public var identifierReset: Bool
+    /// The temporary files of interrupted writes deleted from the anonymous identifier's directory, by name.
+    public var removedTemporaryFiles: [String] = []
     /// What became of the erasure request.
     public var erasure: ErasureOutcome
     /// What could not be done. The rest was done regardless: a revocation never stops half-way.
@@ -60,6 +62,11 @@ public struct RevocationReport: Sendable, CustomStringConvertible {
             lines += purges.map { "purged \($0.subsystem): \($0.report)" }
         }
         lines.append("anonymous identifier: \(identifierReset ? "reset" : "none stored")")
+        if !removedTemporaryFiles.isEmpty {
+            lines.append(
+                "temporary files of interrupted writes removed: "
+                    + removedTemporaryFiles.map { UntrustedText.escaped($0) }.joined(separator: ", "))
+        }
         lines.append("erasure request: \(erasure)")
         lines += cancelled.map { "cancelled: \($0)" }
         lines += failures.map { "failed: \($0)" }
@@ -74,6 +81,8 @@ public enum RevocationFailure: Sendable, CustomStringConvertible {
     case consentNotRecorded(ConsentRecordingError)
     /// The anonymous identifier's file could not be read or deleted.
     case identifierNotReset(any Error)
+    /// A temporary file of an interrupted write could not be deleted.
+    case temporaryFileNotRemoved(FileStoreError)
     /// The subsystems had not settled when the deadline passed twice; the payload is the call cancelled last.
     /// Their purges may not have run.
     case subsystemsNotSettled(stillRunning: CancelledOperation?)
@@ -83,6 +92,7 @@ public enum RevocationFailure: Sendable, CustomStringConvertible {
         switch self {
         case .consentNotRecorded(let error): "\(error)"
         case .identifierNotReset(let error): "cannot reset the anonymous identifier: \(error)"
+        case .temporaryFileNotRemoved(let error): "cannot remove a temporary file: \(error)"
         case .subsystemsNotSettled(let call):
             "the subsystems did not settle in time" + (call.map { " (cancelled \($0))" } ?? "")
         }
