@@ -16,6 +16,7 @@ let package = Package(
         // App Tracking Transparency and AdSupport: an app adds this product only when it tracks.
         .library(name: "FeatureGateTracking", targets: ["FeatureGateTracking"]),
         .library(name: "FeatureGateIAB", targets: ["FeatureGateIAB"]),
+        .library(name: "FeatureGateRemote", targets: ["FeatureGateRemote"]),
         // Not `featuregate` for the target: on a case-insensitive file system it would clash with FeatureGate.
         .executable(name: "featuregate", targets: ["FeatureGateCLI"]),
     ],
@@ -31,6 +32,8 @@ let package = Package(
         .target(name: "FeatureGateTracking", dependencies: ["FeatureGate"]),
         // Consent-platform signals: IAB TCF v2.2, US Privacy and GPP strings, the CMP's keys, Consent Mode.
         .target(name: "FeatureGateIAB", dependencies: ["FeatureGate"]),
+        // The server's kill switch: Airship remote-data payloads and the refresher that fetches them.
+        .target(name: "FeatureGateRemote", dependencies: ["FeatureGate", "NoopRuntime"]),
         .executableTarget(
             name: "consent-demo",
             dependencies: ["FeatureGate", "FeatureGateConfig", "FeatureGateIAB", "NoopRuntime"],
@@ -55,7 +58,8 @@ let package = Package(
         // FeatureGateConfig: the `featuregate` tool, and the config reader's fuzz target, which replays files
         // in a plain build and runs libFuzzer when scripts/fuzz-config.sh builds it with -DFUZZING.
         .executableTarget(
-            name: "FeatureGateCLI", dependencies: ["FeatureGate", "FeatureGateConfig", "FeatureGateIAB"]),
+            name: "FeatureGateCLI",
+            dependencies: ["FeatureGate", "FeatureGateConfig", "FeatureGateIAB", "FeatureGateRemote"]),
         // What every fuzz target's main.swift does: libFuzzer under -DFUZZING, replaying files otherwise.
         .target(name: "FuzzDriver", path: "Tests/Fuzz/FuzzDriver"),
         // The fuzz targets' shared checks (ConfigFuzz) and the structure-aware generator of config documents.
@@ -96,6 +100,10 @@ let package = Package(
             dependencies: [
                 "FeatureGate", "FeatureGateIAB", "FeatureGateCLI", "tcf-fuzzer", "consent-demo", "PackageTestSupport",
             ]
+        ),
+        .testTarget(
+            name: "FeatureGateRemoteTests",
+            dependencies: ["FeatureGate", "FeatureGateRemote", "NoopRuntime", "FeatureGateCLI", "PackageTestSupport"]
         ),
     ],
     swiftLanguageModes: [.v6]
