@@ -20,7 +20,8 @@ enum RemoteCommand {
 
     static func run(_ arguments: [String], console: inout Console) -> Int32 {
         switch arguments.first {
-        case "check": return FeatureGateTool.runCommand(RemoteCheckCommand.self, Array(arguments.dropFirst()), console: &console)
+        case "check":
+            return FeatureGateTool.runCommand(RemoteCheckCommand.self, Array(arguments.dropFirst()), console: &console)
         case "--help", "-h", "help":
             console.out(overview)
             return FeatureGateTool.success
@@ -132,7 +133,8 @@ enum RemoteCheckCommand: ToolCommand {
         return try handle.read(upToCount: RemoteConfigParser.maximumSize + 1) ?? Data()
     }
 
-    private static func report(file: String, keyPath: String, message: String, _ asJSON: Bool, _ console: inout Console) {
+    private static func report(file: String, keyPath: String, message: String, _ asJSON: Bool, _ console: inout Console)
+    {
         if asJSON {
             console.out(
                 TCFJSON.object([
@@ -164,7 +166,8 @@ enum RemoteCheckCommand: ToolCommand {
         }
         let disabled = decision.disables.features
         console.out(
-            "disabled: " + (disabled.isEmpty ? "nothing" : catalog.names(of: disabled).sorted().joined(separator: ", ")))
+            "disabled: " + (disabled.isEmpty ? "nothing" : catalog.names(of: disabled).sorted().joined(separator: ", "))
+        )
         if let interval = decision.disables.refreshInterval { console.out("refresh interval: \(interval) s") }
     }
 }

@@ -65,9 +65,12 @@ public enum RemoteConfigParser {
     /// Reads `data` for `target`.
     ///
     /// - Throws: ``RemotePayloadError`` naming the key path of the first problem.
-    public static func parse(_ data: Data, for target: RemoteConfigTarget) throws(RemotePayloadError) -> RemoteConfigDecision {
+    public static func parse(
+        _ data: Data, for target: RemoteConfigTarget
+    ) throws(RemotePayloadError) -> RemoteConfigDecision {
         guard data.count <= maximumSize else {
-            throw RemotePayloadError(keyPath: "", found: "\(data.count) bytes", expected: "at most \(maximumSize) bytes")
+            throw RemotePayloadError(
+                keyPath: "", found: "\(data.count) bytes", expected: "at most \(maximumSize) bytes")
         }
         let root: JSONValue
         do {
@@ -148,7 +151,8 @@ public enum RemoteConfigParser {
 
         // MARK: - The app config
 
-        func decide(_ config: [String: JSONValue], isResponse: Bool) throws(RemotePayloadError) -> RemoteConfigDecision {
+        func decide(_ config: [String: JSONValue], isResponse: Bool) throws(RemotePayloadError) -> RemoteConfigDecision
+        {
             var disabled: Feature = []
             var reasons: [UInt: String] = [:]
             func disable(_ features: Feature, because reason: String) {
@@ -160,7 +164,8 @@ public enum RemoteConfigParser {
             let rules = try readRules(config["disable_features"])
             var interval: Double?
             for rule in rules where rule.applies {
-                disable(rule.features, because: rule.keyPath + (origins["disable_features"].map { " (from \($0))" } ?? ""))
+                disable(
+                    rule.features, because: rule.keyPath + (origins["disable_features"].map { " (from \($0))" } ?? ""))
                 if let ruleInterval = rule.refreshInterval { interval = max(interval ?? 0, ruleInterval) }
             }
             return RemoteConfigDecision(
@@ -202,7 +207,9 @@ public enum RemoteConfigParser {
         func readRule(_ rule: [String: JSONValue], path: String) throws(RemotePayloadError) -> RemoteRuleOutcome {
             var explanation: [String] = []
             let features = try readModules(rule["modules"], path: path + ".modules")
-            explanation.append("modules: " + (features.isEmpty ? "none" : FeatureCatalog.builtIn.names(of: features).joined(separator: ", ")))
+            explanation.append(
+                "modules: "
+                    + (features.isEmpty ? "none" : FeatureCatalog.builtIn.names(of: features).joined(separator: ", ")))
 
             var applies = true
             if let value = rule["sdk_versions"], !value.isNull {
@@ -229,12 +236,14 @@ public enum RemoteConfigParser {
             var interval: Double?
             if let value = rule["remote_data_refresh_interval"], !value.isNull {
                 guard case .number(let seconds) = value, seconds.isFinite, seconds >= 0 else {
-                    throw fail(path + ".remote_data_refresh_interval", value, expected: "a number of seconds, 0 or more")
+                    throw fail(
+                        path + ".remote_data_refresh_interval", value, expected: "a number of seconds, 0 or more")
                 }
                 interval = seconds
             }
             return RemoteRuleOutcome(
-                keyPath: path, features: features, applies: applies, explanation: explanation, refreshInterval: interval)
+                keyPath: path, features: features, applies: applies, explanation: explanation, refreshInterval: interval
+            )
         }
 
         func readModules(_ value: JSONValue?, path: String) throws(RemotePayloadError) -> Feature {
@@ -300,7 +309,8 @@ public enum RemoteConfigParser {
             }
         }
 
-        func readMatcher(_ object: [String: JSONValue], path: String) throws(RemotePayloadError) -> AppVersionPredicate {
+        func readMatcher(_ object: [String: JSONValue], path: String) throws(RemotePayloadError) -> AppVersionPredicate
+        {
             var scope: [String]
             switch object["scope"] {
             case .string(let single)?: scope = [single]
@@ -343,7 +353,8 @@ indirect enum AppVersionPredicate: Sendable, Hashable {
         case .version(let path, let constraint):
             // The only string in the document is at platform.version; any other path finds none.
             return path == [platform, "version"] && constraint.matches(appVersion)
-        case .and(let predicates): return predicates.allSatisfy { $0.matches(platform: platform, appVersion: appVersion) }
+        case .and(let predicates):
+            return predicates.allSatisfy { $0.matches(platform: platform, appVersion: appVersion) }
         case .or(let predicates): return predicates.contains { $0.matches(platform: platform, appVersion: appVersion) }
         case .not(let predicate): return !predicate.matches(platform: platform, appVersion: appVersion)
         }
