@@ -36,7 +36,7 @@ let package = Package(
         .target(name: "FeatureGateRemote", dependencies: ["FeatureGate", "NoopRuntime"]),
         .executableTarget(
             name: "consent-demo",
-            dependencies: ["FeatureGate", "FeatureGateConfig", "FeatureGateIAB", "NoopRuntime"],
+            dependencies: ["FeatureGate", "FeatureGateConfig", "FeatureGateIAB", "FeatureGateRemote", "NoopRuntime"],
             path: "Examples/ConsentDemo"
         ),
         // A child process for the killed-writer test: it saves to a FileFeatureStore in a loop until killed.
