@@ -101,9 +101,25 @@ let package = Package(
                 "FeatureGate", "FeatureGateIAB", "FeatureGateCLI", "tcf-fuzzer", "consent-demo", "PackageTestSupport",
             ]
         ),
+        // The remote-data parser's structure-aware fuzz target: replays recipes in a plain build, runs libFuzzer
+        // under scripts/fuzz-remote.sh. Its generator reads fuzz bytes with ConfigFuzzing's FuzzInput.
+        .target(
+            name: "RemoteFuzzing",
+            dependencies: ["FeatureGate", "FeatureGateRemote", "ConfigFuzzing"],
+            path: "Tests/Fuzz/RemoteFuzzing"
+        ),
+        .executableTarget(
+            name: "remote-fuzzer",
+            dependencies: ["RemoteFuzzing", "FuzzDriver"],
+            path: "Tests/Fuzz/RemoteFuzzer",
+            exclude: ["Corpus"]
+        ),
         .testTarget(
             name: "FeatureGateRemoteTests",
-            dependencies: ["FeatureGate", "FeatureGateRemote", "NoopRuntime", "FeatureGateCLI", "PackageTestSupport"]
+            dependencies: [
+                "FeatureGate", "FeatureGateRemote", "NoopRuntime", "FeatureGateCLI", "PackageTestSupport",
+                "RemoteFuzzing", "remote-fuzzer",
+            ]
         ),
     ],
     swiftLanguageModes: [.v6]
