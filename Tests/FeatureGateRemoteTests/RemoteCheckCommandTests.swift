@@ -1,5 +1,8 @@
+import FeatureGate
+import FeatureGateRemote
 import Foundation
 import PackageTestSupport
+import RemoteFuzzing
 import Testing
 
 /// `featuregate remote check`, run as a subprocess: exit statuses, the JSON contract, and agreement with the library.
@@ -100,5 +103,27 @@ import Testing
         ])
         #expect(run.status == 0)
         #expect(try run.jsonObject()["disabled"] as? [String] == ["push"])
+    }
+
+    /// One parser: on generated payloads, valid or not, the tool's answer is the library's.
+    @Test func theToolAndTheLibraryAgree() throws {
+        let seed = UInt64.random(in: 0...UInt64.max)
+        var random = SeededGenerator(seed: seed)
+        let target = RemoteConfigTarget(platform: .ios, sdkVersion: "17.2.0", appVersion: "1.0.3")
+        for _ in 0..<24 {
+            let recipe = (0..<80).map { _ in UInt8.random(in: 0...255, using: &random) }
+            let document = String(decoding: RemotePayloadGenerator.document(from: recipe), as: UTF8.self)
+            let run = try run(["payload.json", "--json"] + Self.ios, payload: document)
+            let object = try run.jsonObject()
+            do {
+                let decision = try RemoteConfigParser.parse(Data(document.utf8), for: target)
+                #expect(run.status == 0, "seed \(seed): \(document)")
+                let names = FeatureCatalog.builtIn.names(of: decision.disables.features).sorted()
+                #expect(object["disabled"] as? [String] == names, "seed \(seed): \(document)")
+            } catch {
+                #expect(run.status == 1, "seed \(seed): \(document)")
+                #expect(object["keyPath"] as? String == error.keyPath, "seed \(seed): \(document)")
+            }
+        }
     }
 }

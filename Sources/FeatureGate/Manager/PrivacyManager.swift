@@ -271,9 +271,8 @@ public final class PrivacyManager: Sendable {
         set {
             update { state in
                 state.remote = catalog.mask(newValue)
-                state.remoteRules = Dictionary(
-                    uniqueKeysWithValues: state.remote.flags.map { ($0.rawValue, "set through remoteDisabledFeatures") }
-                )
+                // No payload, so no rule to name: reason(for:) says "remote kill switch" alone.
+                state.remoteRules = [:]
             }
         }
     }

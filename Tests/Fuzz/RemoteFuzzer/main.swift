@@ -27,5 +27,5 @@ if arguments.first == "--write-document" {
 }
 FuzzDriver.run(name, arguments: arguments) { recipe in
     RemoteFuzz.run(Data(RemotePayloadGenerator.document(from: recipe)))
-    RemoteFuzz.run(recipe)
+    RemoteFuzz.run(recipe, versionPairs: 1)
 }

@@ -60,7 +60,8 @@ package struct RemotePayloadGenerator {
     private mutating func appConfig(depth: Int) -> String {
         var members: [String] = []
         if input.chance(70) {
-            members.append(#""disabled_features":\#(input.chance(8) ? junk() : list { $0.quoted($0.input.pick(Self.names)) })"#)
+            members.append(
+                #""disabled_features":\#(input.chance(8) ? junk() : list { $0.quoted($0.input.pick(Self.names)) })"#)
         }
         if input.chance(70) {
             members.append(#""disable_features":\#(input.chance(8) ? junk() : list { $0.rule() })"#)
@@ -74,7 +75,8 @@ package struct RemotePayloadGenerator {
         var members: [String] = []
         if input.chance(75) {
             let modules =
-                input.chance(20) ? quoted("all") : input.chance(6) ? junk() : list { $0.quoted($0.input.pick(Self.modules)) }
+                input.chance(20)
+                ? quoted("all") : input.chance(6) ? junk() : list { $0.quoted($0.input.pick(Self.modules)) }
             members.append(#""modules":\#(modules)"#)
         }
         if input.chance(50) {
@@ -114,7 +116,9 @@ package struct RemotePayloadGenerator {
 
     private mutating func version() -> String {
         var parts: [String] = []
-        repeat { parts.append(input.pick(["0", "1", "2", "17", "007", "", "a"])) } while input.chance(50) && parts.count < 5
+        repeat {
+            parts.append(input.pick(["0", "1", "2", "17", "007", "", "a"]))
+        } while input.chance(50) && parts.count < 5
         return parts.joined(separator: ".") + (input.chance(15) ? input.pick(["-beta", "-", "-rc1+"]) : "")
     }
 
