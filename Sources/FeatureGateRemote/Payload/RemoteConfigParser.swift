@@ -74,10 +74,11 @@ public enum RemoteConfigParser {
         }
         let root: JSONValue
         do {
-            guard String(validating: data, as: UTF8.self) != nil else { throw CocoaError(.coderInvalidValue) }
-            root = try JSONDecoder().decode(JSONValue.self, from: data)
+            root = try JSONReader.parse(Array(data))
         } catch {
-            throw RemotePayloadError(keyPath: "", found: "malformed JSON", expected: "a JSON object in UTF-8")
+            throw RemotePayloadError(
+                keyPath: "", found: "malformed JSON (\(error.message) at byte \(error.offset))",
+                expected: "a JSON object in UTF-8")
         }
         guard case .object(let top) = root else {
             throw RemotePayloadError(keyPath: "", found: root.summary, expected: "a JSON object")

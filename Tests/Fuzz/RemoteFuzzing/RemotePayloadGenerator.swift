@@ -80,7 +80,7 @@ package struct RemotePayloadGenerator {
             members.append(#""modules":\#(modules)"#)
         }
         if input.chance(50) {
-            members.append(#""sdk_versions":\#(input.chance(5) ? junk() : list { $0.constraint() })"#)
+            members.append(#""sdk_versions":\#(input.chance(5) ? junk() : list { $0.quoted($0.constraint()) })"#)
         }
         if input.chance(50) { members.append(#""app_versions":\#(predicate(depth: 0))"#) }
         if input.chance(25) { members.append(#""remote_data_refresh_interval":\#(input.pick(Self.numbers))"#) }
