@@ -39,7 +39,7 @@ cp "$fuzzer_dir"/Corpus/* "$corpus"/
 export SWIFT_BACKTRACE=enable=no
 "$scratch/release/remote-fuzzer" "$corpus" \
     -max_total_time="$seconds" \
-    -max_len=4096 \
+    -max_len=1024 \
     -timeout=10 \
     -rss_limit_mb=2048 \
     -artifact_prefix="$artifacts/remote-fuzzer-" \

@@ -46,7 +46,7 @@ public struct RemoteRuleOutcome: Sendable, Hashable {
 /// Anything malformed on those paths, even in a rule that would not apply, refuses the whole payload with a
 /// ``RemotePayloadError``: the parser never widens, drops or guesses.
 public enum RemoteConfigParser {
-    /// The largest payload read: 4 MiB (``RemoteLayerFile/maximumSize``).
+    /// The largest payload read: 4 MiB (`RemoteLayerFile.maximumSize`).
     public static let maximumSize = RemoteLayerFile.maximumSize
 
     /// The `disabled_features` names (matched case-insensitively) and their flags.
@@ -362,9 +362,9 @@ indirect enum AppVersionPredicate: Sendable, Hashable {
     }
 }
 
-/// Reads a payload for one target as ``PrivacyManager`` needs it: the remote layer's interpreter.
+/// Reads a payload for one target as `PrivacyManager` needs it: the remote layer's interpreter.
 ///
-/// Give it to ``RemoteLayerFile`` with the app's platform, SDK version and app version. After an app update, the
+/// Give it to `RemoteLayerFile` with the app's platform, SDK version and app version. After an app update, the
 /// kept payload is read again for the new version at start-up, so a rule that no longer matches is lifted then.
 public struct RemoteConfigInterpreter: RemotePayloadInterpreter {
     /// Who the payload is read for.

@@ -32,7 +32,7 @@ public enum RemoteRefreshOutcome: Sendable, CustomStringConvertible {
 }
 
 /// Fetches the server's kill switch through the app's transport and hands each valid payload to the gate's remote
-/// layer (``PrivacyManager/applyRemotePayload(_:entityTag:lastModified:)``).
+/// layer (`PrivacyManager.applyRemotePayload(_:entityTag:lastModified:)`).
 ///
 /// Call ``refreshIfDue()`` when the app comes to the foreground (and when your SDK's features are turned on): it
 /// fetches when the refresh interval has passed since the last success (the applying rules'
@@ -40,7 +40,7 @@ public enum RemoteRefreshOutcome: Sendable, CustomStringConvertible {
 /// backoff has passed.
 ///
 /// - It sends nothing while no feature is enabled locally with consent, ignoring the kill switch itself
-///   (``PrivacyManager/isAnyFeatureEnabled(ignoringRemoteConfig:)``): a fully disabled SDK stays silent, and a
+///   (`PrivacyManager.isAnyFeatureEnabled(ignoringRemoteConfig:)`): a fully disabled SDK stays silent, and a
 ///   payload that disables everything can still be lifted by the next one.
 /// - Requests are conditional: `If-None-Match` with the kept `ETag`, `If-Modified-Since` with the kept
 ///   `Last-Modified`.
@@ -82,7 +82,7 @@ public final class RemoteDataRefresher: Sendable {
     /// Creates a refresher. Sends nothing until ``refreshIfDue()`` or ``refresh()`` is called.
     ///
     /// - Parameters:
-    ///   - privacy: The gate; it must have a ``RemoteLayerFile`` (`PrivacyManager(…, remoteLayer:)`).
+    ///   - privacy: The gate; it must have a `RemoteLayerFile` (`PrivacyManager(…, remoteLayer:)`).
     ///   - transport: The app's client. Not a `GatedTransport`: that one would refuse while the kill switch is on,
     ///     so the switch could never be lifted. The refresher checks the gate itself.
     ///   - path: The remote-data URL path (and query) to `GET`, such as `/api/remote-data/app/KEY/ios?sdk_version=…`.
