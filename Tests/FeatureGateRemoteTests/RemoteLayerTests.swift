@@ -242,4 +242,39 @@ enum Payloads {
             }
         }
     }
+
+    /// Payloads applied from many tasks while others toggle local flags: the file ends up holding exactly the
+    /// payload the gate applied last, and the effective set is the local set minus what it disables.
+    @Test func concurrentPayloadsAndDecisionsLeaveTheFileAndTheGateAgreeing() async throws {
+        let directory = RemoteTestDirectory()
+        defer { directory.cleanUp() }
+        let gate = directory.launch(enabled: [.push, .analytics, .contacts])
+        let payloads = [
+            Payloads.disabling("push"), Payloads.disabling("analytics"), Payloads.nothing, Payloads.invalid,
+        ]
+        await withTaskGroup(of: Void.self) { group in
+            for task in 0..<8 {
+                group.addTask {
+                    for index in 0..<150 {
+                        if task.isMultiple(of: 2) {
+                            _ = try? gate.applyRemotePayload(payloads[(task + index) % payloads.count])
+                        } else if index.isMultiple(of: 2) {
+                            gate.disableFeatures(.messageCenter)
+                        } else {
+                            gate.enableFeatures(.messageCenter)
+                        }
+                    }
+                }
+            }
+        }
+        let kept = try #require(gate.keptRemoteLayer)
+        let relaunched = directory.launch(enabled: [.push, .analytics, .contacts])
+        #expect(relaunched.keptRemoteLayer == kept)
+        #expect(relaunched.remoteDisabledFeatures == gate.remoteDisabledFeatures)
+        #expect(
+            gate.enabledFeatures
+                == gate.reasons().filter(\.isLocallyEnabled).reduce(into: Feature()) {
+                    $0.formUnion($1.feature)
+                }.subtracting(gate.remoteDisabledFeatures))
+    }
 }

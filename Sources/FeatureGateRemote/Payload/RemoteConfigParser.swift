@@ -160,13 +160,15 @@ public enum RemoteConfigParser {
                 for flag in features.subtracting(disabled).flags { reasons[flag.rawValue] = reason }
                 disabled.formUnion(features)
             }
+            func origin(_ key: String) -> String { origins[key].map { " (from \($0))" } ?? "" }
             let names = try readNames(config["disabled_features"])
-            for name in names { disable(name.features, because: "\(name.keyPath) \"\(name.name)\"") }
+            for name in names {
+                disable(name.features, because: "\(name.keyPath) \"\(name.name)\"" + origin("disabled_features"))
+            }
             let rules = try readRules(config["disable_features"])
             var interval: Double?
             for rule in rules where rule.applies {
-                disable(
-                    rule.features, because: rule.keyPath + (origins["disable_features"].map { " (from \($0))" } ?? ""))
+                disable(rule.features, because: rule.keyPath + origin("disable_features"))
                 if let ruleInterval = rule.refreshInterval { interval = max(interval ?? 0, ruleInterval) }
             }
             return RemoteConfigDecision(
