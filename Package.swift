@@ -16,6 +16,7 @@ let package = Package(
         // App Tracking Transparency and AdSupport: an app adds this product only when it tracks.
         .library(name: "FeatureGateTracking", targets: ["FeatureGateTracking"]),
         .library(name: "FeatureGateIAB", targets: ["FeatureGateIAB"]),
+        .library(name: "FeatureGateRemote", targets: ["FeatureGateRemote"]),
         // Not `featuregate` for the target: on a case-insensitive file system it would clash with FeatureGate.
         .executable(name: "featuregate", targets: ["FeatureGateCLI"]),
     ],
@@ -31,9 +32,11 @@ let package = Package(
         .target(name: "FeatureGateTracking", dependencies: ["FeatureGate"]),
         // Consent-platform signals: IAB TCF v2.2, US Privacy and GPP strings, the CMP's keys, Consent Mode.
         .target(name: "FeatureGateIAB", dependencies: ["FeatureGate"]),
+        // The server's kill switch: Airship remote-data payloads and the refresher that fetches them.
+        .target(name: "FeatureGateRemote", dependencies: ["FeatureGate", "NoopRuntime"]),
         .executableTarget(
             name: "consent-demo",
-            dependencies: ["FeatureGate", "FeatureGateConfig", "FeatureGateIAB", "NoopRuntime"],
+            dependencies: ["FeatureGate", "FeatureGateConfig", "FeatureGateIAB", "FeatureGateRemote", "NoopRuntime"],
             path: "Examples/ConsentDemo"
         ),
         // A child process for the killed-writer test: it saves to a FileFeatureStore in a loop until killed.
@@ -55,7 +58,8 @@ let package = Package(
         // FeatureGateConfig: the `featuregate` tool, and the config reader's fuzz target, which replays files
         // in a plain build and runs libFuzzer when scripts/fuzz-config.sh builds it with -DFUZZING.
         .executableTarget(
-            name: "FeatureGateCLI", dependencies: ["FeatureGate", "FeatureGateConfig", "FeatureGateIAB"]),
+            name: "FeatureGateCLI",
+            dependencies: ["FeatureGate", "FeatureGateConfig", "FeatureGateIAB", "FeatureGateRemote"]),
         // What every fuzz target's main.swift does: libFuzzer under -DFUZZING, replaying files otherwise.
         .target(name: "FuzzDriver", path: "Tests/Fuzz/FuzzDriver"),
         // The fuzz targets' shared checks (ConfigFuzz) and the structure-aware generator of config documents.
@@ -95,6 +99,26 @@ let package = Package(
             name: "FeatureGateIABTests",
             dependencies: [
                 "FeatureGate", "FeatureGateIAB", "FeatureGateCLI", "tcf-fuzzer", "consent-demo", "PackageTestSupport",
+            ]
+        ),
+        // The remote-data parser's structure-aware fuzz target: replays recipes in a plain build, runs libFuzzer
+        // under scripts/fuzz-remote.sh. Its generator reads fuzz bytes with ConfigFuzzing's FuzzInput.
+        .target(
+            name: "RemoteFuzzing",
+            dependencies: ["FeatureGate", "FeatureGateRemote", "ConfigFuzzing"],
+            path: "Tests/Fuzz/RemoteFuzzing"
+        ),
+        .executableTarget(
+            name: "remote-fuzzer",
+            dependencies: ["RemoteFuzzing", "FuzzDriver"],
+            path: "Tests/Fuzz/RemoteFuzzer",
+            exclude: ["Corpus"]
+        ),
+        .testTarget(
+            name: "FeatureGateRemoteTests",
+            dependencies: [
+                "FeatureGate", "FeatureGateRemote", "NoopRuntime", "FeatureGateCLI", "PackageTestSupport",
+                "RemoteFuzzing", "remote-fuzzer",
             ]
         ),
     ],

@@ -4,7 +4,8 @@
 # enabled and events tracked, the same trace must show file writes and a connect; and a consent-driven run that
 # ends with revoke-all must leave only the gate's state file and the consent ledger behind. Events tracked while
 # consent is undecided (held in memory) cause no I/O either, and a revoke-all landing while a flush waits on a
-# slow collector lets no event reach it afterwards.
+# slow collector lets no event reach it afterwards. The remote-data refresher is registered in every run (it is asked
+# to refresh at start, and by each `remote` step): while every feature is off it sends nothing and keeps nothing.
 #
 # What counts (anything outside /dev and /proc, from any thread, attempted even if it failed):
 #   create   open/openat/creat with O_CREAT, O_WRONLY, O_RDWR, O_TRUNC or O_APPEND; mkdir, link, symlink, mknod
@@ -116,7 +117,8 @@ report run creates writes renames deletes connects sends sockets tcp-connects
 # Everything disabled: the default config (default-off; a missing file also means off). The data dir must not
 # even be created.
 # off-consent: consent and ATT steps that change nothing (ATT still undetermined) must not write the ledger.
-for spec in "off-idle|none" "off-busy|track:20,disable:all,disable:push,track:5" "off-consent|att:notDetermined,track:10"; do
+for spec in "off-idle|none" "off-busy|track:20,disable:all,disable:push,track:5" "off-consent|att:notDetermined,track:10" \
+    "off-remote|remote,track:3,remote"; do
     name=${spec%%|*}
     steps=${spec#*|}
     run "$name" --data-dir "$work/$name-data" --steps "$steps"
@@ -168,6 +170,22 @@ fi
 # directory is created with permissions, and must not stand in for the upload.
 if (( i == 0 )); then
     echo "verify-silence: FAILED: with analytics enabled the trace saw no TCP connect: the check is blind" >&2
+    failed=1
+fi
+
+# The refresher with push enabled: the remote-data request must show in the trace (a TCP connect) and the payload
+# must be kept, or the disabled run with `remote` steps above proves nothing.
+steps=enable:push,remote
+run remote-on --data-dir "$work/remote-on-data" --steps "$steps"
+read -r c w r d n s k i < "$work/remote-on.counts"
+report "remote data fetched ($steps)" "$c" "$w" "$r" "$d" "$n" "$s" "$k" "$i"
+if (( i == 0 )) || [[ ! -e "$work/remote-on-data/featuregate-remote.json" ]]; then
+    echo "verify-silence: FAILED: with push enabled the refresher fetched or kept nothing: the check is blind" >&2
+    failed=1
+fi
+if ! grep -q 'reason(for: .push): push: off (remote kill switch: disable_features\[0\]' "$work/remote-on.out"; then
+    echo "verify-silence: FAILED: the remote-data response did not disable push:" >&2
+    cat "$work/remote-on.out" >&2
     failed=1
 fi
 

@@ -12,6 +12,8 @@ enum DemoStep: CustomStringConvertible {
     case att(TrackingAuthorizationStatus)
     case cmp(String)
     case revokeAll
+    /// The app comes to the foreground: the remote-data refresher fetches the server's kill switch now.
+    case remote
 
     var description: String {
         switch self {
@@ -24,6 +26,7 @@ enum DemoStep: CustomStringConvertible {
         case .att(let status): "att:\(status)"
         case .cmp(let path): "cmp:\(path)"
         case .revokeAll: "revoke-all"
+        case .remote: "remote"
         }
     }
 }
@@ -57,6 +60,10 @@ struct DemoOptions {
                              enable:FEATURE, disable:FEATURE the app switches a feature directly (push,
                                                              analytics, message_center, contacts, ... or all)
                              revoke-all                      deny everything, purge, reset, request erasure
+                             remote                          the refresher fetches the server's remote data
+                                                             (only while a feature is on): the collector's
+                                                             first answer disables push for this app version,
+                                                             later ones lift it; prints reason(for: .push)
                            `none` starts, settles and exits. Without --steps: the scripted flow
                            \(scriptedFlow).
           --slow-collector MS
@@ -66,7 +73,7 @@ struct DemoOptions {
                            (never written, never sent) until it is granted (queued) or denied (dropped)
         """
 
-    static let scriptedFlow = "grant:analytics,enable:push,track:4,att:denied,revoke-all"
+    static let scriptedFlow = "grant:analytics,enable:push,track:4,remote,remote,att:denied,revoke-all"
 
     var configPath = "Examples/Configs/default-off.json"
     var dataDirectory: URL?
@@ -107,11 +114,12 @@ struct DemoOptions {
         return try list.split(separator: ",", omittingEmptySubsequences: false).map { raw in
             let step = raw.trimmingCharacters(in: .whitespaces)
             if step == "revoke-all" { return .revokeAll }
+            if step == "remote" { return .remote }
             let parts = step.split(separator: ":", maxSplits: 1).map(String.init)
             guard parts.count == 2 else {
                 throw DemoError(
                     "step \"\(step)\": expected grant:CATEGORY, deny:CATEGORY, att:STATUS, cmp:FILE, track:N, "
-                        + "track-pending:N, enable:FEATURE, disable:FEATURE or revoke-all")
+                        + "track-pending:N, enable:FEATURE, disable:FEATURE, remote or revoke-all")
             }
             switch parts[0] {
             case "enable": return .enable(try feature(parts[1]), parts[1])

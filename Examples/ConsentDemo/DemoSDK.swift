@@ -1,4 +1,5 @@
 import FeatureGate
+import FeatureGateRemote
 import Foundation
 import NoopRuntime
 
@@ -24,6 +25,10 @@ final class DemoSDK: Sendable {
     let ledger = IOLedger()
     let collector: LoopbackCollector
     let analytics: AnalyticsSubsystem
+    /// Fetches the server's kill switch from the collector, only while some feature is enabled locally.
+    let refresher: RemoteDataRefresher
+    /// Who the server's payloads are read for: the demo is app 1.0.2 with SDK 17.2.0 on iOS.
+    static let remoteTarget = RemoteConfigTarget(platform: .ios, sdkVersion: "17.2.0", appVersion: "1.0.2")
     /// Features the configuration or the stored state enabled that the consent manager switched off at start,
     /// because their categories are not granted.
     let heldOffByConsent: Feature
@@ -39,8 +44,11 @@ final class DemoSDK: Sendable {
         collector = LoopbackCollector(slowEvents: slowCollector)
         files = PrivacyDataDirectory(url: dataDirectory)
         // Given the policy, no opt-in category's features run until the consent manager has read the ledger.
+        // The kept remote layer (the server's last valid kill switch) is read here, before anything checks a flag.
         let privacy = PrivacyManager(
-            configuration: configuration, store: FileFeatureStore(url: files.stateFile), consentPolicy: .default)
+            configuration: configuration, store: FileFeatureStore(url: files.stateFile), consentPolicy: .default,
+            remoteLayer: RemoteLayerFile(
+                url: files.remoteLayerFile, interpreter: RemoteConfigInterpreter(target: Self.remoteTarget)))
         let ledger = ledger
         let runtime = SubsystemRuntime(privacy: privacy)
         self.privacy = privacy
@@ -52,6 +60,8 @@ final class DemoSDK: Sendable {
         identifier = AnonymousIdentifier(privacy: privacy, url: files.anonymousIdentifierFile)
         revocation = ConsentRevocation(consent: consent, runtime: runtime, identifier: identifier)
         let http = LoopbackHTTPTransport(collector: collector)
+        // Not gated: the refresher checks the local layer itself, so a remote "all" can still be lifted.
+        refresher = RemoteDataRefresher(privacy: privacy, transport: http, path: LoopbackCollector.remoteDataPath)
         func storage(_ folder: String, _ feature: Feature) -> GatedStorage {
             GatedStorage(
                 FileStorage(directory: dataDirectory.appending(path: folder)),

@@ -4,6 +4,7 @@
 // scripts/verify-silence.sh proves it with strace.
 import FeatureGate
 import FeatureGateConfig
+import FeatureGateRemote
 import Foundation
 import NoopRuntime
 
@@ -52,6 +53,9 @@ print("data dir: \(dataPath)\(isTemporaryDirectory ? " (temporary)" : "")")
 
 if options.holdUndecided { await sdk.holdUndecidedAnalytics() }
 sdk.runtime.start()
+// The app is in the foreground: the refresher fetches the kill switch if something is enabled (nothing is sent when
+// every feature is off).
+_ = await sdk.refresher.refreshIfDue()
 await sdk.runtime.settle()
 
 var shownRequests = 0
@@ -206,6 +210,9 @@ for (index, step) in options.steps.enumerated() {
         detail = reached ? " — the upload reached the collector; the flush is still running" : " — nothing uploaded"
     case .cmp(let path):
         detail = await applyCMPKeys(path, to: sdk.consent, notes: &notes)
+    case .remote:
+        detail = " — \(await sdk.refresher.refresh())"
+        notes = ["reason(for: .push): \(sdk.privacy.reason(for: .push))"]
     case .revokeAll:
         let report = await sdk.revokeAll()
         revocation = report

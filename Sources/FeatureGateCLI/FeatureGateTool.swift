@@ -20,6 +20,7 @@ enum FeatureGateTool {
           explain   Show every feature, on or off, and why (configuration, stored state, reset).
           convert   Write a config as JSON, an XML plist or a binary plist.
           tcf       Decode IAB consent strings and apply a CMP's keys ('featuregate tcf --help').
+          remote    Check a server's remote-data payload ('featuregate remote check --help').
 
         Run 'featuregate <command> --help' for a command's options.
         """
@@ -35,12 +36,14 @@ enum FeatureGateTool {
         case "explain": return runCommand(ExplainCommand.self, rest, console: &console)
         case "convert": return runCommand(ConvertCommand.self, rest, console: &console)
         case "tcf": return TCFCommand.run(rest, console: &console)
+        case "remote": return RemoteCommand.run(rest, console: &console)
         case "--help", "-h", "help":
             switch rest.first {
             case "check": console.help(CheckCommand.help)
             case "explain": console.help(ExplainCommand.help)
             case "convert": console.help(ConvertCommand.help)
             case "tcf": console.help(TCFCommand.overview)
+            case "remote": console.help(RemoteCommand.overview)
             case nil: console.help(overview)
             case let other?:
                 console.err("featuregate: error: unknown command '\(other)'")
@@ -49,7 +52,7 @@ enum FeatureGateTool {
             return success
         default:
             let hint =
-                NameMatching.closest(to: command, among: ["check", "explain", "convert", "tcf"])
+                NameMatching.closest(to: command, among: ["check", "explain", "convert", "tcf", "remote"])
                 .map { "; did you mean '\($0)'?" } ?? ""
             console.err("featuregate: error: unknown command '\(command)'\(hint)")
             console.err("Run 'featuregate --help' for the commands.")

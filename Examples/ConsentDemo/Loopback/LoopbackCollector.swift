@@ -34,8 +34,22 @@ final class LoopbackCollector: Sendable {
         }
     }
 
+    /// Where the demo's refresher asks for remote data.
+    static let remoteDataPath = "/api/remote-data/app/demo/ios"
+
+    /// The first remote-data answer: Airship's response format, disabling push for app versions 1.0.x on iOS.
+    static let remoteDataDisablingPush = #"""
+        {"ok":true,"payloads":[{"type":"app_config:ios","timestamp":"2026-11-25T09:00:00.000","data":{
+        "disable_features":[{"modules":["push"],"sdk_versions":["[17.0,18.0["],
+        "app_versions":{"scope":["ios","version"],"value":{"version_matches":"1.0.+"}}}]}}]}
+        """#
+    /// Every later answer: the rule is gone.
+    static let remoteDataLifted =
+        #"{"ok":true,"payloads":[{"type":"app_config:ios","timestamp":"2026-11-25T10:00:00.000","data":{}}]}"#
+
     private struct State {
         var port: UInt16?
+        var remoteDataServed = 0
         var requests: [Request] = []
         var revocationMark: Int?
     }
@@ -161,11 +175,20 @@ final class LoopbackCollector: Sendable {
                 try Sockets.writeAll(fd, Array(busy.utf8))
                 return
             }
-            let body =
+            var body =
                 request.path == "/api/inbox" ? #"{"messages":[{"id":"welcome","title":"Welcome!"}]}"# : #"{"ok":true}"#
+            var extraHeaders = ""
+            if request.path == Self.remoteDataPath {
+                let served = state.withLock { state in
+                    state.remoteDataServed += 1
+                    return state.remoteDataServed
+                }
+                body = served == 1 ? Self.remoteDataDisablingPush : Self.remoteDataLifted
+                extraHeaders = "ETag: \"\(min(served, 2))\"\r\n"
+            }
             let response =
                 "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n"
-                + "Connection: close\r\n\r\n" + body
+                + extraHeaders + "Connection: close\r\n\r\n" + body
             try Sockets.writeAll(fd, Array(response.utf8))
         } catch {
             return

@@ -33,9 +33,14 @@ struct LoopbackHTTPTransport: Transport {
         var data: [UInt8] = []
         while try Sockets.readChunk(fd, into: &data) > 0 {}
         guard let headEnd = Sockets.headEnd(in: data) else { throw SocketError(call: "read", code: EPROTO) }
-        let statusLine = String(decoding: data[0..<headEnd], as: UTF8.self).split(separator: "\r\n").first ?? ""
-        let parts = statusLine.split(separator: " ")
+        let lines = String(decoding: data[0..<headEnd], as: UTF8.self).split(separator: "\r\n")
+        let parts = (lines.first ?? "").split(separator: " ")
         guard parts.count >= 2, let status = Int(parts[1]) else { throw SocketError(call: "read", code: EPROTO) }
-        return TransportResponse(statusCode: status, body: Data(data[(headEnd + 4)...]))
+        var headers: [String: String] = [:]
+        for line in lines.dropFirst() {
+            let field = line.split(separator: ":", maxSplits: 1)
+            if field.count == 2 { headers[String(field[0])] = String(field[1].drop { $0 == " " }) }
+        }
+        return TransportResponse(statusCode: status, headers: headers, body: Data(data[(headEnd + 4)...]))
     }
 }

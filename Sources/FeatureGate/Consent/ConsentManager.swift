@@ -57,7 +57,7 @@ public struct ConsentRecordingError: Error, Sendable, CustomStringConvertible {
 ///
 /// It is an actor so consent changes, and the feature updates they cause, are applied one at a time in order.
 /// Attach one consent manager per privacy manager. Give the privacy manager the policy
-/// (``PrivacyManager/init(configuration:store:catalog:consentPolicy:diagnosticHandler:)``) so that no opt-in
+/// (``PrivacyManager/init(configuration:store:catalog:consentPolicy:remoteLayer:diagnosticHandler:)``) so that no opt-in
 /// category's features run before this attaches; otherwise create this right after it.
 public actor ConsentManager {
     /// The privacy manager the consent is applied to.

@@ -45,6 +45,9 @@ public struct FeatureReason: Sendable, Hashable, CustomStringConvertible {
     public let isLocallyEnabled: Bool
     /// Whether the remote kill switch has the flag off, whatever the local value.
     public let isRemotelyDisabled: Bool
+    /// The rule or name of the server's payload that disabled the flag, such as `disable_features[1]` or
+    /// `disabled_features[0] "push"`, when ``isRemotelyDisabled``.
+    public let remoteRule: String?
     /// Who decided the local value.
     public let source: FeatureSource
     /// The category whose grant or refusal decided the local value, when ``source`` is ``FeatureSource/consent``.
@@ -68,6 +71,7 @@ public struct FeatureReason: Sendable, Hashable, CustomStringConvertible {
         feature: Feature,
         isLocallyEnabled: Bool,
         isRemotelyDisabled: Bool,
+        remoteRule: String? = nil,
         source: FeatureSource,
         decidingCategory: ConsentCategory? = nil,
         withholdingConsent: [ConsentCategory: ConsentStatus] = [:]
@@ -75,17 +79,19 @@ public struct FeatureReason: Sendable, Hashable, CustomStringConvertible {
         self.feature = feature
         self.isLocallyEnabled = isLocallyEnabled
         self.isRemotelyDisabled = isRemotelyDisabled
+        self.remoteRule = remoteRule
         self.source = source
         self.decidingCategory = decidingCategory
         self.withholdingConsent = withholdingConsent
     }
 
-    /// For example `analytics: off (consent withheld: analytics denied; locally on by analytics consent)`.
+    /// For example `analytics: off (consent withheld: analytics denied; locally on by analytics consent)`, or
+    /// `push: off (remote kill switch: disable_features[0]; locally on by configuration)`.
     public var description: String {
         let name = FeatureCatalog.builtIn.names(of: feature).joined(separator: ", ")
         let decider = decidingCategory.map { "\($0) consent" } ?? source.rawValue
         var parts: [String] = []
-        if isRemotelyDisabled { parts.append("remote kill switch") }
+        if isRemotelyDisabled { parts.append("remote kill switch" + (remoteRule.map { ": \($0)" } ?? "")) }
         if !isPermitted {
             let categories = withholdingConsent.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value.rawValue)" }
             parts.append("consent withheld: " + categories.joined(separator: ", "))

@@ -22,7 +22,9 @@ import Synchronization
 /// - **permitted**: what consent allows. Until a ``ConsentManager`` is attached, everything; then a flag that
 ///   consent categories map is permitted only while all of them allow processing. Never persisted: it is derived
 ///   from the consent ledger and the stored refusals at every start.
-/// - **remoteDisabled**: ``remoteDisabledFeatures``, a server's kill switch. Never persisted.
+/// - **remoteDisabled**: ``remoteDisabledFeatures``, a server's kill switch. With a ``RemoteLayerFile``, the last
+///   valid payload is kept in its own file and read in `init`, so it holds from the first check of the next launch
+///   (see ``applyRemotePayload(_:entityTag:lastModified:)``); it is never written into the local layer.
 ///
 /// Consent and the kill switch only take away, and never erase a choice: lifting them restores exactly what was
 /// there. ``reason(for:)`` explains every layer.
@@ -66,6 +68,9 @@ public final class PrivacyManager: Sendable {
     /// The consent policy given at creation, if any: the one the attached ``ConsentManager`` uses.
     public let consentPolicy: ConsentPolicy?
 
+    /// Where the server's kill switch is kept, if the manager was given one.
+    public let remoteLayer: RemoteLayerFile?
+
     /// What went wrong with the store at start-up, if anything. Empty after a clean start.
     public let startupDiagnostics: [PrivacyManagerDiagnostic]
 
@@ -81,6 +86,9 @@ public final class PrivacyManager: Sendable {
     ///     between. A category in ``ConsentPolicy/permittedUntilAsked`` runs as unanswered categories do, so a
     ///     refusal only the ledger holds (the gate state's save failed) takes effect when the consent manager
     ///     attaches. Without the policy, consent permits everything until then: create it right after this.
+    ///   - remoteLayer: Where the server's kill switch is kept. Its payload is read here, once, so the flags it
+    ///     disables are off from the first check; a file that exists but cannot be read disables every flag (and
+    ///     is reported) until a valid payload replaces it. Nothing is written here.
     ///   - diagnosticHandler: Called with every store problem the manager works around, including those at
     ///     start-up (synchronously, before `init` returns). The library never prints.
     public init(
@@ -88,11 +96,13 @@ public final class PrivacyManager: Sendable {
         store: any FeatureStore,
         catalog: FeatureCatalog = .builtIn,
         consentPolicy: ConsentPolicy? = nil,
+        remoteLayer: RemoteLayerFile? = nil,
         diagnosticHandler: (@Sendable (PrivacyManagerDiagnostic) -> Void)? = nil
     ) {
         self.configuration = configuration
         self.catalog = catalog
         self.consentPolicy = consentPolicy
+        self.remoteLayer = remoteLayer
         self.store = store
         self.diagnosticHandler = diagnosticHandler
 
@@ -156,7 +166,7 @@ public final class PrivacyManager: Sendable {
             }
         }
 
-        let initial = State(
+        var initial = State(
             configured: catalog.mask(configuration.enabledFeatures),
             decided: catalog.mask(stored.decidedFeatures),
             values: catalog.mask(stored.enabledFeatures),
@@ -168,8 +178,12 @@ public final class PrivacyManager: Sendable {
                 return ConsentLayer(policy: policy, statuses: Dictionary(uniqueKeysWithValues: refused))
             }
         )
+        let unswitched = initial.effective
+        if let remoteLayer {
+            Self.loadRemoteLayer(remoteLayer, into: &initial, catalog: catalog, diagnostics: &diagnostics)
+        }
         self.startupDiagnostics = diagnostics
-        self.unswitchedBits = Atomic(initial.effective.rawValue)
+        self.unswitchedBits = Atomic(unswitched.rawValue)
         self.effectiveBits = Atomic(initial.effective.rawValue)
         self.state = LockedValue(initial)
         for diagnostic in diagnostics { diagnosticHandler?(diagnostic) }
@@ -262,11 +276,19 @@ public final class PrivacyManager: Sendable {
 
     /// The features a server has switched off, whatever the app, the user or consent said.
     ///
-    /// This set subtracts from the effective set and is never written into the local set nor persisted: when the
-    /// server lifts it, the local choices come back unchanged. Set it from each fresh remote config.
+    /// This set subtracts from the effective set and is never written into the local set: when the server lifts
+    /// it, the local choices come back unchanged. ``applyRemotePayload(_:entityTag:lastModified:)`` sets it from a
+    /// payload and keeps the payload; setting it directly keeps nothing, and replaces the kept payload's set until
+    /// the next payload or launch.
     public var remoteDisabledFeatures: Feature {
         get { state.withLock { $0.remote } }
-        set { update { $0.remote = catalog.mask(newValue) } }
+        set {
+            update { state in
+                state.remote = catalog.mask(newValue)
+                // No payload, so no rule to name: reason(for:) says "remote kill switch" alone.
+                state.remoteRules = [:]
+            }
+        }
     }
 
     /// Explains each flag in `features`: its local value and who decided it, what consent withholds, and the kill
@@ -583,6 +605,10 @@ public final class PrivacyManager: Sendable {
         var decidedByConsent: [UInt: ConsentCategory] = [:]
         var consent: ConsentLayer?
         var remote: Feature = []
+        /// Per remotely disabled flag, the rule or name that disabled it.
+        var remoteRules: [UInt: String] = [:]
+        /// The kept payload, read at start-up or applied since.
+        var remoteRecord: RemoteLayerRecord?
         var effective: Feature
         var sequence: UInt64 = 0
         var pending: [(UInt64, FeatureChange)] = []
@@ -713,10 +739,92 @@ public final class PrivacyManager: Sendable {
                 feature: flag,
                 isLocallyEnabled: local.contains(flag),
                 isRemotelyDisabled: remote.contains(flag),
+                remoteRule: remote.contains(flag) ? remoteRules[flag.rawValue] : nil,
                 source: source,
                 decidingCategory: decidingCategory,
                 withholdingConsent: consent.map { $0.policy.withholding(flag, statuses: $0.statuses) } ?? [:]
             )
         }
+    }
+}
+
+// MARK: - The remote layer
+
+extension PrivacyManager {
+    /// The kept payload and its validators (for a conditional request), or `nil` when none was kept.
+    public var keptRemoteLayer: RemoteLayerRecord? { state.withLock { $0.remoteRecord } }
+
+    /// Replaces the remote layer with `payload`: reads it with the layer's interpreter, keeps it in the layer's file,
+    /// and disables exactly what it disables (lifting what the previous payload disabled and this one does not).
+    ///
+    /// The local layer is never touched, so lifting restores exactly what was there. The payload is kept only while
+    /// some feature is enabled locally with consent, ignoring the kill switch itself: a fully disabled gate writes
+    /// nothing, and a payload that disables everything can still be replaced. A file that cannot be written is
+    /// reported to the diagnostic handler; the payload applies until the app exits.
+    ///
+    /// - Parameters:
+    ///   - payload: The server's response body, at most ``RemoteLayerFile/maximumSize`` bytes.
+    ///   - entityTag: The response's `ETag`, kept for the next request's `If-None-Match`.
+    ///   - lastModified: The response's `Last-Modified`, kept for the next request's `If-Modified-Since`.
+    /// - Returns: What the payload disables.
+    /// - Throws: ``RemoteLayerUpdateError``; the kept layer then stays as it was, on disk and in memory.
+    @discardableResult
+    public func applyRemotePayload(
+        _ payload: Data, entityTag: String? = nil, lastModified: String? = nil
+    ) throws(RemoteLayerUpdateError) -> RemoteDisables {
+        guard let remoteLayer else { throw .noRemoteLayer }
+        let disables: RemoteDisables
+        do {
+            guard payload.count <= RemoteLayerFile.maximumSize else {
+                throw RemoteLayerFileError.tooLarge(size: payload.count)
+            }
+            disables = try remoteLayer.interpreter.disables(in: payload)
+        } catch {
+            throw .invalidPayload(error)
+        }
+        let record = RemoteLayerRecord(payload: payload, entityTag: entityTag, lastModified: lastModified)
+        let outcome: Result<(any Error)?, RemoteLayerUpdateError> = update { state in
+            guard !state.local.intersection(state.permitted).isEmpty else { return .failure(.nothingEnabled) }
+            var saveError: (any Error)?
+            if state.remoteRecord != record {
+                do { try remoteLayer.save(record) } catch { saveError = error }
+            }
+            state.remoteRecord = record
+            state.remote = catalog.mask(disables.features)
+            state.remoteRules = disables.rules
+            return .success(saveError)
+        }
+        switch outcome {
+        case .failure(let error): throw error
+        case .success(let saveError?):
+            diagnosticHandler?(.remoteLayerSaveFailed(file: remoteLayer.description, error: saveError))
+        case .success(nil): break
+        }
+        return disables
+    }
+
+    /// Reads the kept layer into the initial state (in `init`): its flags are off before anything can check them.
+    private static func loadRemoteLayer(
+        _ remoteLayer: RemoteLayerFile, into state: inout State, catalog: FeatureCatalog,
+        diagnostics: inout [PrivacyManagerDiagnostic]
+    ) {
+        let disables: RemoteDisables
+        do {
+            guard let record = try remoteLayer.load() else { return }
+            disables = try remoteLayer.interpreter.disables(in: record.payload)
+            state.remoteRecord = record
+        } catch {
+            // Fail closed: what the server last said is unknown, so nothing runs until it says again.
+            diagnostics.append(.remoteLayerUnreadable(file: remoteLayer.description, error: error))
+            disables = RemoteDisables(
+                features: catalog.allFeatures,
+                rules: Dictionary(
+                    uniqueKeysWithValues: catalog.allFeatures.flags.map {
+                        ($0.rawValue, "kept remote layer unreadable")
+                    }))
+        }
+        state.remote = catalog.mask(disables.features)
+        state.remoteRules = disables.rules
+        state.effective = state.effective.subtracting(state.remote)
     }
 }

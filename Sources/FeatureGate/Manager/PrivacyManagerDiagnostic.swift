@@ -20,6 +20,11 @@ public enum PrivacyManagerDiagnostic: Sendable, CustomStringConvertible {
     case saveFailed(store: String, error: any Error)
     /// Removing the stored record (for `resetEnabledFeatures`) failed.
     case removeFailed(store: String, error: any Error)
+    /// The kept remote layer exists but could not be read or interpreted. Every flag is remotely disabled until a
+    /// valid payload replaces it.
+    case remoteLayerUnreadable(file: String, error: any Error)
+    /// Keeping a new remote payload failed. It applies until the app exits; a later launch starts from the old one.
+    case remoteLayerSaveFailed(file: String, error: any Error)
 
     /// One line: the store, what went wrong, and what the manager did about it.
     public var description: String {
@@ -39,6 +44,10 @@ public enum PrivacyManagerDiagnostic: Sendable, CustomStringConvertible {
             "\(store): cannot save features (\(error)); the change holds until the app exits"
         case .removeFailed(let store, let error):
             "\(store): cannot remove stored features for reset (\(error))"
+        case .remoteLayerUnreadable(let file, let error):
+            "\(file): cannot read the kept remote layer (\(error)); every feature is remotely disabled until a valid payload arrives"
+        case .remoteLayerSaveFailed(let file, let error):
+            "\(file): cannot keep the remote payload (\(error)); it applies until the app exits"
         }
     }
 }

@@ -8,6 +8,7 @@ import Foundation
 /// | `featuregate-state.json` | the gate's decided flags and consent refusals (``FileFeatureStore``) | kept: every feature off |
 /// | `consent-ledger.jsonl` | the consent audit trail (``FileConsentLedger``) | kept, with the revocation recorded |
 /// | `anonymous-id` | the ``AnonymousIdentifier`` | deleted |
+/// | `featuregate-remote.json` | the server's last valid kill-switch payload (``RemoteLayerFile``), if any | kept: it holds no personal data |
 ///
 /// Keep the SDK's own files (queues, caches, registrations) in subdirectories its subsystems purge: after
 /// revoke-all the directory then holds only ``retainedFileNames``.
@@ -20,7 +21,10 @@ public struct PrivacyDataDirectory: Sendable, Hashable, CustomStringConvertible 
     public static let consentLedgerFileName = "consent-ledger.jsonl"
     /// `anonymous-id`: the anonymous identifier, a UUID string; exists only while some feature is enabled.
     public static let anonymousIdentifierFileName = "anonymous-id"
-    /// The only files revoke-all leaves in the directory: the gate's state and the consent ledger, sorted.
+    /// `featuregate-remote.json`: the remote layer, the last valid server payload; written only while a feature is on.
+    public static let remoteLayerFileName = "featuregate-remote.json"
+    /// The only files revoke-all leaves in the directory: the gate's state and the consent ledger, sorted (and the
+    /// remote layer, when a server payload was ever kept).
     public static let retainedFileNames = [consentLedgerFileName, stateFileName]
 
     /// The directory.
@@ -39,6 +43,9 @@ public struct PrivacyDataDirectory: Sendable, Hashable, CustomStringConvertible 
     public var anonymousIdentifierFile: URL {
         url.appending(path: Self.anonymousIdentifierFileName, directoryHint: .notDirectory)
     }
+
+    /// The remote layer's file, for a ``RemoteLayerFile``.
+    public var remoteLayerFile: URL { url.appending(path: Self.remoteLayerFileName, directoryHint: .notDirectory) }
 
     /// The directory's path.
     public var description: String { url.path(percentEncoded: false) }

@@ -29,17 +29,25 @@ public struct TransportRequest: Sendable, Hashable {
     }
 }
 
-/// A response: a status code and a body.
+/// A response: a status code, header fields and a body.
 public struct TransportResponse: Sendable, Hashable {
     /// The status code; `0` means nothing was sent (see ``NoopTransport``).
     public var statusCode: Int
+    /// Header fields (such as `ETag` and `Last-Modified` for a conditional request); see ``header(_:)``.
+    public var headers: [String: String]
     /// The body.
     public var body: Data
 
     /// Creates a response.
-    public init(statusCode: Int, body: Data = Data()) {
+    public init(statusCode: Int, headers: [String: String] = [:], body: Data = Data()) {
         self.statusCode = statusCode
+        self.headers = headers
         self.body = body
+    }
+
+    /// The value of the header field `name`, matched case-insensitively, as HTTP field names are.
+    public func header(_ name: String) -> String? {
+        headers.first { $0.key.caseInsensitiveCompare(name) == .orderedSame }?.value
     }
 
     /// Whether the status code is 2xx.

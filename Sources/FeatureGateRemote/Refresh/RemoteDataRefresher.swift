@@ -1,0 +1,185 @@
+import FeatureGate
+import Foundation
+import NoopRuntime
+
+/// What one call to ``RemoteDataRefresher/refreshIfDue()`` or ``RemoteDataRefresher/refresh()`` did.
+public enum RemoteRefreshOutcome: Sendable, CustomStringConvertible {
+    /// Nothing is enabled locally (with consent): no request was sent, nothing was kept.
+    case nothingEnabled
+    /// The last refresh (or failure's backoff) is too recent: no request was sent.
+    case notDue
+    /// Another refresh is under way: no request was sent.
+    case inProgress
+    /// A new payload was kept and applied.
+    case updated(RemoteDisables)
+    /// The server answered `304 Not Modified`: the kept layer stays, and is fresh.
+    case notModified
+    /// The request failed, the server answered an error, or the payload was invalid: the kept layer stays, and the
+    /// next attempt waits for the backoff.
+    case failed(String)
+
+    /// One line, for logs.
+    public var description: String {
+        switch self {
+        case .nothingEnabled: "nothing enabled locally: not fetched"
+        case .notDue: "not due"
+        case .inProgress: "already refreshing"
+        case .updated(let disables): "updated: disables 0x\(String(disables.features.rawValue, radix: 16))"
+        case .notModified: "not modified"
+        case .failed(let reason): "failed (\(reason)); the kept layer stays"
+        }
+    }
+}
+
+/// Fetches the server's kill switch through the app's transport and hands each valid payload to the gate's remote
+/// layer (`PrivacyManager.applyRemotePayload(_:entityTag:lastModified:)`).
+///
+/// Call ``refreshIfDue()`` when the app comes to the foreground (and when your SDK's features are turned on): it
+/// fetches when the refresh interval has passed since the last success (the applying rules'
+/// `remote_data_refresh_interval`, otherwise ``Timing/defaultInterval``, 10 s as Airship does) and any failure's
+/// backoff has passed.
+///
+/// - It sends nothing while no feature is enabled locally with consent, ignoring the kill switch itself
+///   (`PrivacyManager.isAnyFeatureEnabled(ignoringRemoteConfig:)`): a fully disabled SDK stays silent, and a
+///   payload that disables everything can still be lifted by the next one.
+/// - Requests are conditional: `If-None-Match` with the kept `ETag`, `If-Modified-Since` with the kept
+///   `Last-Modified`.
+/// - Every failure (transport error, non-2xx status, invalid or oversized payload) keeps the kept layer and doubles
+///   the wait before the next attempt, up to ``Timing/maximumBackoff``.
+///
+/// Safe to call from any thread; concurrent calls send at most one request at a time.
+public final class RemoteDataRefresher: Sendable {
+    /// When to ask the server again.
+    public struct Timing: Sendable, Hashable {
+        /// The interval when the payload names none: 10 seconds.
+        public var defaultInterval: Double = 10
+        /// The longest interval a payload can ask for (1 day), so a lifted switch always reaches the app.
+        public var maximumInterval: Double = 86_400
+        /// The wait after the first failure (10 seconds), doubled for each further failure in a row.
+        public var initialBackoff: Double = 10
+        /// The longest wait after failures: 10 minutes.
+        public var maximumBackoff: Double = 600
+
+        /// Airship's timing: 10 s on foreground, backoff from 10 s to 10 min.
+        public init() {}
+    }
+
+    private let privacy: PrivacyManager
+    private let transport: any Transport
+    private let path: String
+    private let timing: Timing
+    private let now: @Sendable () -> Double
+    private let state: LockedValue<State>
+
+    private struct State {
+        var isRefreshing = false
+        /// The earliest time (from `now`) the next request may go out.
+        var nextAllowed: Double = -.infinity
+        var consecutiveFailures = 0
+        var interval: Double
+    }
+
+    /// Creates a refresher. Sends nothing until ``refreshIfDue()`` or ``refresh()`` is called.
+    ///
+    /// - Parameters:
+    ///   - privacy: The gate; it must have a `RemoteLayerFile` (`PrivacyManager(…, remoteLayer:)`).
+    ///   - transport: The app's client. Not a `GatedTransport`: that one would refuse while the kill switch is on,
+    ///     so the switch could never be lifted. The refresher checks the gate itself.
+    ///   - path: The remote-data URL path (and query) to `GET`, such as `/api/remote-data/app/KEY/ios?sdk_version=…`.
+    ///   - timing: Intervals and backoff.
+    ///   - now: A monotonic clock in seconds, for tests; the default is the system's continuous clock.
+    public init(
+        privacy: PrivacyManager, transport: any Transport, path: String, timing: Timing = Timing(),
+        now: (@Sendable () -> Double)? = nil
+    ) {
+        self.privacy = privacy
+        self.transport = transport
+        self.path = path
+        self.timing = timing
+        if let now {
+            self.now = now
+        } else {
+            let clock = ContinuousClock()
+            let start = clock.now
+            self.now = {
+                let elapsed = clock.now - start
+                return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+            }
+        }
+        let kept = privacy.keptRemoteLayer.flatMap { try? privacy.remoteLayer?.interpreter.disables(in: $0.payload) }
+        self.state = LockedValue(State(interval: Self.clamp(kept?.refreshInterval, timing)))
+    }
+
+    /// Fetches if something is enabled locally, the interval has passed since the last success, and any backoff
+    /// has passed. Call it on every foreground.
+    public func refreshIfDue() async -> RemoteRefreshOutcome {
+        await refresh(onlyIfDue: true)
+    }
+
+    /// Fetches now if something is enabled locally, whatever the interval and backoff.
+    public func refresh() async -> RemoteRefreshOutcome {
+        await refresh(onlyIfDue: false)
+    }
+
+    private func refresh(onlyIfDue: Bool) async -> RemoteRefreshOutcome {
+        guard privacy.isAnyFeatureEnabled(ignoringRemoteConfig: true) else { return .nothingEnabled }
+        let time = now()
+        let claim: RemoteRefreshOutcome? = state.withLock { state in
+            if state.isRefreshing { return .inProgress }
+            if onlyIfDue && time < state.nextAllowed { return .notDue }
+            state.isRefreshing = true
+            return nil
+        }
+        if let claim { return claim }
+
+        let outcome = await fetch()
+        let finished = now()
+        state.withLock { state in
+            state.isRefreshing = false
+            switch outcome {
+            case .updated(let disables):
+                state.interval = Self.clamp(disables.refreshInterval, timing)
+                fallthrough
+            case .notModified:
+                state.consecutiveFailures = 0
+                state.nextAllowed = finished + state.interval
+            case .failed:
+                state.consecutiveFailures += 1
+                let exponent = Double(min(state.consecutiveFailures - 1, 30))
+                state.nextAllowed = finished + min(timing.initialBackoff * pow(2, exponent), timing.maximumBackoff)
+            case .nothingEnabled, .notDue, .inProgress:
+                break
+            }
+        }
+        return outcome
+    }
+
+    private func fetch() async -> RemoteRefreshOutcome {
+        var headers = ["Accept": "application/json"]
+        if let kept = privacy.keptRemoteLayer {
+            if let entityTag = kept.entityTag { headers["If-None-Match"] = entityTag }
+            if let lastModified = kept.lastModified { headers["If-Modified-Since"] = lastModified }
+        }
+        let response: TransportResponse
+        do {
+            response = try await transport.send(TransportRequest(method: "GET", path: path, headers: headers))
+        } catch {
+            return .failed("\(error)")
+        }
+        if response.statusCode == 304 { return .notModified }
+        guard response.isSuccess else { return .failed("status \(response.statusCode)") }
+        do {
+            let disables = try privacy.applyRemotePayload(
+                response.body, entityTag: response.header("ETag"), lastModified: response.header("Last-Modified"))
+            return .updated(disables)
+        } catch .nothingEnabled {
+            return .nothingEnabled
+        } catch {
+            return .failed("\(error)")
+        }
+    }
+
+    private static func clamp(_ interval: Double?, _ timing: Timing) -> Double {
+        min(interval ?? timing.defaultInterval, timing.maximumInterval)
+    }
+}

@@ -1,0 +1,31 @@
+// The remote-data parser's structure-aware fuzz target.
+//
+// libFuzzer mutates a recipe; RemotePayloadGenerator turns it into an Airship remote-data payload (a response or a
+// bare app config, with rules, Ivy constraints and predicates, valid or nearly so); RemoteFuzz checks the parser's
+// invariants on it, and on the raw bytes as a payload too. Built by `scripts/fuzz-remote.sh` with -DFUZZING. In a
+// plain build it replays recipe files, or writes the payload of one recipe:
+//
+//   remote-fuzzer RECIPE...
+//   remote-fuzzer --write-document RECIPE FILE
+import Foundation
+import FuzzDriver
+import RemoteFuzzing
+
+let name = "remote-fuzzer"
+let arguments = Array(CommandLine.arguments.dropFirst())
+if arguments.first == "--write-document" {
+    guard arguments.count == 3 else { FuzzDriver.fail(name, "usage: \(name) --write-document RECIPE FILE") }
+    guard let recipe = FileManager.default.contents(atPath: arguments[1]) else {
+        FuzzDriver.fail(name, "cannot read \(arguments[1])")
+    }
+    do {
+        try Data(RemotePayloadGenerator.document(from: recipe)).write(to: URL(filePath: arguments[2]))
+    } catch {
+        FuzzDriver.fail(name, "cannot write \(arguments[2]): \(error)")
+    }
+    exit(0)
+}
+FuzzDriver.run(name, arguments: arguments) { recipe in
+    RemoteFuzz.run(Data(RemotePayloadGenerator.document(from: recipe)))
+    RemoteFuzz.run(recipe, versionPairs: 1)
+}
