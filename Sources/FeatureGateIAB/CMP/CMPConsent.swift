@@ -56,7 +56,7 @@ public struct CMPConsent: Sendable, Hashable {
         func rank(_ status: ConsentStatus) -> Int {
             switch status {
             case .granted: 0
-            case .unknown: 1
+            case .unknown, .expired: 1
             case .denied, .restricted: 2
             }
         }
