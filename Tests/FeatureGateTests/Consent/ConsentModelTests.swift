@@ -193,14 +193,59 @@ extension ConsentModel {
     }
 }
 
+/// Which of issue 19's situations the sequences reached, so a generator that stops reaching one fails the test.
+struct ConsentModelCoverage {
+    var expiredGrants = 0
+    var expiredRefusals = 0
+    var grantsFromTheFuture = 0
+    var permittedUnanswered = 0
+    var pendingRegions = 0
+    var childBlocks = 0
+    var gpcBlocks = 0
+
+    mutating func observe(_ model: ConsentModel) {
+        for category in ConsentModel.categories {
+            let answer = model.answers[category]
+            if model.status(category) == .expired {
+                if answer?.status == .granted { expiredGrants += 1 } else { expiredRefusals += 1 }
+            }
+            if answer?.status == .granted, let time = answer?.time, time > model.now { grantsFromTheFuture += 1 }
+            if model.isPermitted(category) && model.status(category) != .granted { permittedUnanswered += 1 }
+            if model.blocker(category) == .child && answer?.status == .granted { childBlocks += 1 }
+            if model.blocker(category) == .globalPrivacyControl { gpcBlocks += 1 }
+        }
+        if model.region != model.appRegion { pendingRegions += 1 }
+    }
+
+    var unreached: [String] {
+        let counts = [
+            ("an expired grant", expiredGrants), ("an expired refusal", expiredRefusals),
+            ("a grant recorded in the future", grantsFromTheFuture),
+            ("an unanswered category permitted by its region", permittedUnanswered),
+            ("a looser region waiting for the next launch", pendingRegions),
+            ("a grant blocked by the child mark", childBlocks), ("a refusal held by Global Privacy Control", gpcBlocks),
+        ]
+        return counts.filter { $0.1 == 0 }.map(\.0)
+    }
+}
+
 /// Runs `steps` on a fresh model and fresh managers; returns the first disagreement, or `nil`.
 func firstDisagreement(_ steps: [ConsentStep]) async -> (index: Int, what: String)? {
+    var coverage = ConsentModelCoverage()
+    return await firstDisagreement(steps, coverage: &coverage)
+}
+
+/// Runs `steps` like ``firstDisagreement(_:)``, adding what the model reached after each step to `coverage`.
+func firstDisagreement(
+    _ steps: [ConsentStep], coverage: inout ConsentModelCoverage
+) async -> (index: Int, what: String)? {
     var model = ConsentModel()
     let system = ConsentSystem()
     for (index, step) in steps.enumerated() {
         model.apply(step)
         await system.apply(step)
         if let what = await disagreement(model, system) { return (index, what) }
+        coverage.observe(model)
     }
     return nil
 }
@@ -254,12 +299,13 @@ func shrink(_ steps: [ConsentStep]) async -> [ConsentStep] {
     @Test func randomSequencesMatchTheReferenceModel() async {
         let baseSeed = UInt64(ProcessInfo.processInfo.environment["FEATUREGATE_MODEL_SEED"] ?? "") ?? 0x5EED_0010
         var steps = 0
+        var coverage = ConsentModelCoverage()
         for offset in 0..<UInt64(Self.sequences) {
             let seed = baseSeed &+ offset
             var generator = SeededGenerator(seed: seed)
             let sequence = (0..<Self.stepsPerSequence).map { _ in ConsentStep.random(using: &generator) }
             steps += sequence.count
-            guard let failure = await firstDisagreement(sequence) else { continue }
+            guard let failure = await firstDisagreement(sequence, coverage: &coverage) else { continue }
             let shortest = await shrink(Array(sequence.prefix(failure.index + 1)))
             let replay = await firstDisagreement(shortest)
             Issue.record(
@@ -271,6 +317,9 @@ func shrink(_ steps: [ConsentStep]) async -> [ConsentStep] {
             return
         }
         #expect(steps == Self.sequences * Self.stepsPerSequence)
+        if Self.sequences >= 200 {
+            #expect(coverage.unreached == [], "the random sequences never reached these situations")
+        }
     }
 
     @Test func theModelCatchesAGateThatForgetsARefusal() async {
