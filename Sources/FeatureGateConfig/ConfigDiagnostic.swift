@@ -63,6 +63,12 @@ public struct ConfigDiagnostic: Sendable, Hashable, CustomStringConvertible {
         case unknownBits
         /// Airship-compatible mode enabled every flag because `enabledFeatures` is missing; a warning.
         case defaultedToAll
+        /// A key inside `consentPolicy` that no version reads (an error in strict mode, ignored with a warning
+        /// otherwise).
+        case unknownKey
+        /// A value of the right type outside what is accepted: a lifetime below one day, a region code that is not
+        /// ISO 3166, an `unanswered` rule other than `optIn` or `optOut`.
+        case invalidValue
     }
 
     /// Whether this is an error or a warning.

@@ -190,7 +190,7 @@ public struct ConfigReader: Sendable {
         }
         return ConfigReadResult(
             configuration: configuration, format: format, source: source, warnings: validator.diagnostics,
-            ignoredKeys: validator.ignoredKeys)
+            ignoredKeys: validator.ignoredKeys, consentPolicy: validator.consentPolicy)
     }
 
     /// UTF-16 and UTF-32 text, with or without a byte order mark, gets a clear message instead of a syntax error.

@@ -19,8 +19,10 @@ package struct ConfigValidator {
     let limits: ConfigLimits
     let source: String
     private(set) var diagnostics: [ConfigDiagnostic] = []
-    /// The top-level keys other than the two the validator reads, in document order.
+    /// The top-level keys other than those the validator reads, in document order.
     private(set) var ignoredKeys: [String] = []
+    /// The `consentPolicy` the document holds, once ``validate(_:)`` read it.
+    private(set) var consentPolicy: ConsentPolicy?
 
     package init(mode: ConfigReadingMode, catalog: FeatureCatalog, limits: ConfigLimits, source: String) {
         self.mode = mode
@@ -39,10 +41,11 @@ package struct ConfigValidator {
                 "expected a dictionary at the top level, found \(root.summary)")
             return nil
         }
-        let known = [Self.enabledFeaturesKey, Self.resetEnabledFeaturesKey]
+        let known = [Self.enabledFeaturesKey, Self.resetEnabledFeaturesKey, Self.consentPolicyKey]
         ignoredKeys = entries.map(\.key).filter { !known.contains($0) }
         let features = enabledFeatures(in: entries)
         let reset = resetEnabledFeatures(in: entries)
+        consentPolicy = consentPolicy(in: entries)
         guard let features, let reset, !diagnostics.contains(where: { $0.severity == .error }) else { return nil }
         return PrivacyConfiguration(enabledFeatures: features, resetEnabledFeatures: reset)
     }
@@ -259,7 +262,7 @@ package struct ConfigValidator {
         }
     }
 
-    private mutating func reportDuplicates(of key: String, in matches: [ConfigNode.Entry]) {
+    mutating func reportDuplicates(of key: String, in matches: [ConfigNode.Entry]) {
         for duplicate in matches.dropFirst() {
             report(
                 .error, .duplicateKey, key, line: duplicate.line, found: "\(matches.count) occurrences",
@@ -269,7 +272,7 @@ package struct ConfigValidator {
         }
     }
 
-    private mutating func report(
+    mutating func report(
         _ severity: ConfigDiagnostic.Severity,
         _ kind: ConfigDiagnostic.Kind,
         _ keyPath: String,
