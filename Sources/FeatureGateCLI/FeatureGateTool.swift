@@ -20,6 +20,7 @@ enum FeatureGateTool {
           explain   Show every feature, on or off, and why (configuration, stored state, reset).
           convert   Write a config as JSON, an XML plist or a binary plist.
           tcf       Decode IAB consent strings and apply a CMP's keys ('featuregate tcf --help').
+          consent   Explain what a consent ledger decides under a config's policy ('featuregate consent --help').
 
         Run 'featuregate <command> --help' for a command's options.
         """
@@ -35,12 +36,14 @@ enum FeatureGateTool {
         case "explain": return runCommand(ExplainCommand.self, rest, console: &console)
         case "convert": return runCommand(ConvertCommand.self, rest, console: &console)
         case "tcf": return TCFCommand.run(rest, console: &console)
+        case "consent": return ConsentCommand.run(rest, console: &console)
         case "--help", "-h", "help":
             switch rest.first {
             case "check": console.out(CheckCommand.help)
             case "explain": console.out(ExplainCommand.help)
             case "convert": console.out(ConvertCommand.help)
             case "tcf": console.out(TCFCommand.overview)
+            case "consent": console.out(ConsentCommand.overview)
             case nil: console.out(overview)
             case let other?:
                 console.err("featuregate: error: unknown command '\(other)'")
@@ -49,7 +52,7 @@ enum FeatureGateTool {
             return success
         default:
             let hint =
-                NameMatching.closest(to: command, among: ["check", "explain", "convert", "tcf"])
+                NameMatching.closest(to: command, among: ["check", "explain", "convert", "tcf", "consent"])
                 .map { "; did you mean '\($0)'?" } ?? ""
             console.err("featuregate: error: unknown command '\(command)'\(hint)")
             console.err("Run 'featuregate --help' for the commands.")
