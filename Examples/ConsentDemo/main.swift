@@ -252,8 +252,12 @@ for (index, step) in options.steps.enumerated() {
     case .gpc(let isOn):
         do {
             let records = try await sdk.consent.applyGlobalPrivacyControl(isOn)
-            detail = records.isEmpty ? " — no change" : " — " + records.map { "\($0.category) \($0.newStatus)" }
-                .joined(separator: ", ")
+            detail =
+                records.isEmpty
+                ? " — no change"
+                : " — "
+                    + records.map { "\($0.category) \($0.newStatus)" }
+                    .joined(separator: ", ")
         } catch {
             detail = " — \(error)"
         }

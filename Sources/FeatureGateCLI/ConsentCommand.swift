@@ -18,7 +18,8 @@ enum ConsentCommand {
         }
         switch subcommand {
         case "explain":
-            return FeatureGateTool.runCommand(ConsentExplainCommand.self, Array(arguments.dropFirst()), console: &console)
+            return FeatureGateTool.runCommand(
+                ConsentExplainCommand.self, Array(arguments.dropFirst()), console: &console)
         case "--help", "-h", "help":
             console.out(overview)
             return FeatureGateTool.success

@@ -15,7 +15,9 @@ enum ConsentExplainCommand: ToolCommand {
         [--child] [--gpc] [--at ISO8601] [--json] [--lenient | --airship] [--flag NAME=BIT]...
         """
     static let flags: Set<String> = ReadingOptions.flags.union(["--child", "--gpc", "--json"])
-    static let valued: Set<String> = ReadingOptions.valued.union(["--config", "--ledger", "--state", "--region", "--at"])
+    static let valued: Set<String> = ReadingOptions.valued.union([
+        "--config", "--ledger", "--state", "--region", "--at",
+    ])
 
     static let help = """
         OVERVIEW: Show what the app would decide about consent at a given time: each category's status, whether it
@@ -51,7 +53,8 @@ enum ConsentExplainCommand: ToolCommand {
     static func run(_ arguments: ParsedArguments, console: inout Console) throws(UsageError) -> Int32 {
         let options = try ReadingOptions(arguments)
         guard arguments.operands.isEmpty else {
-            throw UsageError(message: "unexpected argument '\(arguments.operands[0])'; give files with --config, --ledger")
+            throw UsageError(
+                message: "unexpected argument '\(arguments.operands[0])'; give files with --config, --ledger")
         }
         guard let configPath = try arguments.value("--config") else { throw UsageError(message: "no --config given") }
         guard let ledgerPath = try arguments.value("--ledger") else { throw UsageError(message: "no --ledger given") }
@@ -130,12 +133,14 @@ enum ConsentExplainCommand: ToolCommand {
         let explanation = Explanation(
             decisions: decisions.values.sorted { $0.category < $1.category },
             features: privacy.reasons().map { (catalog.name(of: $0.feature) ?? "\($0.feature)", $0.isEnabled) },
-            at: at, region: region, rule: policy.unanswered.rule(for: region), isChild: arguments.flags.contains("--child"),
+            at: at, region: region, rule: policy.unanswered.rule(for: region),
+            isChild: arguments.flags.contains("--child"),
             isGPCOn: isGPCOn)
         if arguments.flags.contains("--json") {
             console.out(explanation.json)
         } else {
-            let source = config.consentPolicy == nil ? "the default policy (the config has no consentPolicy)" : configPath
+            let source =
+                config.consentPolicy == nil ? "the default policy (the config has no consentPolicy)" : configPath
             console.out("policy: version \(policy.version), from \(source)")
             console.out("ledger: \(ledgerPath)\(ledgerData.isEmpty ? " (empty)" : "")")
             console.out("state: \(statePath ?? "none (features follow enabledFeatures)")")

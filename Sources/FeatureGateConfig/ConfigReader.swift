@@ -11,8 +11,8 @@ import Darwin
 import Android
 #endif
 
-/// Reads `enabledFeatures` and `resetEnabledFeatures` from an XML plist, a binary plist or a JSON file, and
-/// enables exactly what it names.
+/// Reads `enabledFeatures`, `resetEnabledFeatures` and `consentPolicy` from an XML plist, a binary plist or a JSON
+/// file, and enables exactly what it names.
 ///
 /// ```swift
 /// let reader = ConfigReader(catalog: myCatalog)            // strict by default
@@ -26,6 +26,10 @@ import Android
 ///   other names turns nothing off: the other names still count (with a warning);
 /// - one comma-separated string of the same names (Airship 16–18): `"push, analytics"`;
 /// - an integer bitmask (Airship Android), masked to the catalog's flags; dropped bits get a warning.
+///
+/// `consentPolicy` (optional) builds ``ConfigReadResult/consentPolicy``: its categories with their features,
+/// lifetimes, child and sale-or-sharing marks, and what an unanswered category means per region. Anything in it that
+/// could leave consent looser than written is an error in every mode.
 ///
 /// `resetEnabledFeatures` is a boolean and defaults to `false`. Other top-level keys are ignored, so a whole
 /// `AirshipConfig.plist` loads. The retired Airship names `chat` and `location` are dropped with a warning in

@@ -47,10 +47,11 @@ import Testing
         for key in ["decidedAt", "source", "expiresAt"] { #expect(advertising[key] is NSNull, "\(key)") }
         #expect(advertising["status"] as? String == "unknown")
         let features = try #require(object?["features"] as? [String: Bool])
-        #expect(features == [
-            "analytics": true, "push": true, "tags_and_attributes": true, "in_app_automation": false,
-            "message_center": false, "contacts": false, "feature_flags": false,
-        ])
+        #expect(
+            features == [
+                "analytics": true, "push": true, "tags_and_attributes": true, "in_app_automation": false,
+                "message_center": false, "contacts": false, "feature_flags": false,
+            ])
     }
 
     @Test func aGrantExpiresAtItsInstantAndFollowsTheRegion() throws {
@@ -58,7 +59,8 @@ import Testing
         defer { directory.cleanUp() }
         let (before, beforeObject) = try explain(["--at", "2027-02-04T09:59:59.999Z"], in: directory)
         #expect(before.status == 0)
-        #expect((beforeObject?["categories"] as? [String: [String: Any]])?["analytics"]?["status"] as? String == "granted")
+        #expect(
+            (beforeObject?["categories"] as? [String: [String: Any]])?["analytics"]?["status"] as? String == "granted")
         let (_, optIn) = try explain(["--at", "2027-02-04T10:00:00Z"], in: directory)
         let analytics = (optIn?["categories"] as? [String: [String: Any]])?["analytics"]
         #expect(analytics?["status"] as? String == "expired")
@@ -108,7 +110,8 @@ import Testing
     @Test func badFilesExitOneAndBadArgumentsExitTwo() throws {
         let directory = fixtures()
         defer { directory.cleanUp() }
-        _ = directory.file("bad.json", Data(ConsentPolicyConfigTests.policy(#"{"categories": {"a": {"grantLifetimeDays": 0}}}"#).utf8))
+        _ = directory.file(
+            "bad.json", Data(ConsentPolicyConfigTests.policy(#"{"categories": {"a": {"grantLifetimeDays": 0}}}"#).utf8))
         let invalid = try featuregate(
             ["consent", "explain", "--config", "bad.json", "--ledger", "ledger.jsonl"], in: directory)
         #expect(invalid.status == 1)
@@ -135,7 +138,10 @@ import Testing
         let directory = fixtures()
         defer { directory.cleanUp() }
         let run = try featuregate(
-            ["consent", "explain", "--config", "config.json", "--ledger", "ledger.jsonl", "--at", "2027-03-01T00:00:00Z"],
+            [
+                "consent", "explain", "--config", "config.json", "--ledger", "ledger.jsonl", "--at",
+                "2027-03-01T00:00:00Z",
+            ],
             in: directory)
         #expect(run.status == 0)
         #expect(run.lines.contains { $0.hasPrefix("analytics") && $0.contains("expired") && $0.contains("no") })

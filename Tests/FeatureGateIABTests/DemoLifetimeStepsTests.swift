@@ -21,7 +21,10 @@ import Testing
         // Expired but unanswered in an opt-out region: permitted; in France (opt-in): withheld at once.
         #expect(lines.contains { $0.contains("dashboard analytics: expired; permitted;") })
         #expect(lines.contains("== step 5: region:FR"))
-        #expect(lines.contains { $0.contains("dashboard analytics: expired; not permitted;") && $0.hasSuffix("blocked: region") })
+        #expect(
+            lines.contains {
+                $0.contains("dashboard analytics: expired; not permitted;") && $0.hasSuffix("blocked: region")
+            })
         #expect(lines.contains("== step 6: region:US — looser than before: US applies at the next launch"))
         #expect(lines.filter { $0 == "features  [push]" }.count == 3)
     }

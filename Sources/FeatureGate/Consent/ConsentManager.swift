@@ -131,7 +131,9 @@ public actor ConsentManager {
         }
         var lastAnswers: [SourceAnswer: ConsentStatus] = [:]
         for (source, categories) in trail.sourceAnswers {
-            for (category, status) in categories { lastAnswers[SourceAnswer(source: source, category: category)] = status }
+            for (category, status) in categories {
+                lastAnswers[SourceAnswer(source: source, category: category)] = status
+            }
         }
         let context = ConsentContext(
             region: region, isChild: isChild, isGlobalPrivacyControlOn: trail.isGlobalPrivacyControlOn)
@@ -436,9 +438,10 @@ public actor ConsentManager {
             let isRecorded = (try? ledger.append(record)) != nil
             if isRecorded { records.append(record) }
             updateGate()
-            notify(ConsentChange(
-                category: category, previous: answer.status, current: .expired, source: .appDefault, time: time,
-                isRecorded: isRecorded))
+            notify(
+                ConsentChange(
+                    category: category, previous: answer.status, current: .expired, source: .appDefault, time: time,
+                    isRecorded: isRecorded))
         }
         return records
     }

@@ -73,14 +73,18 @@ extension ConfigValidator {
                 features = self.features(node, at: "\(categoryPath).features")
             }
             policy.features[category] = features
-            for (key, keyPath) in [("grantLifetimeDays", \ConsentPolicy.grantLifetimeDays),
-                                   ("refusalLifetimeDays", \ConsentPolicy.refusalLifetimeDays)] {
+            for (key, keyPath) in [
+                ("grantLifetimeDays", \ConsentPolicy.grantLifetimeDays),
+                ("refusalLifetimeDays", \ConsentPolicy.refusalLifetimeDays),
+            ] {
                 guard let node = value(of: key, in: fields, at: categoryPath) else { continue }
                 policy[keyPath: keyPath][category] = integer(
                     node, at: "\(categoryPath).\(key)", minimum: 1, expected: "a whole number of days, at least 1")
             }
-            for (key, keyPath) in [("childProhibited", \ConsentPolicy.childProhibited),
-                                   ("saleOrSharing", \ConsentPolicy.saleOrSharing)] {
+            for (key, keyPath) in [
+                ("childProhibited", \ConsentPolicy.childProhibited),
+                ("saleOrSharing", \ConsentPolicy.saleOrSharing),
+            ] {
                 guard let node = value(of: key, in: fields, at: categoryPath) else { continue }
                 if boolean(node, at: "\(categoryPath).\(key)") == true { policy[keyPath: keyPath].insert(category) }
             }
@@ -101,7 +105,8 @@ extension ConfigValidator {
             guard case .string(let raw) = element.value else {
                 report(
                     .error, .wrongType, elementPath, line: element.line, found: element.summary,
-                    expected: "a feature name (a string)", "expected a feature name (a string), found \(element.summary)")
+                    expected: "a feature name (a string)",
+                    "expected a feature name (a string), found \(element.summary)")
                 continue
             }
             if let flag = catalog.feature(named: NameMatching.normalize(raw)) {
@@ -109,7 +114,9 @@ extension ConfigValidator {
                 continue
             }
             let suggestion = NameMatching.closest(to: raw, among: names)
-            let hint = suggestion.map { "; did you mean \(quoted($0))?" } ?? ": expected one of \(names.joined(separator: ", "))"
+            let hint =
+                suggestion.map { "; did you mean \(quoted($0))?" }
+                ?? ": expected one of \(names.joined(separator: ", "))"
             report(
                 mode == .strict ? .error : .warning, .unknownName, elementPath, line: element.line, found: quoted(raw),
                 expected: names.joined(separator: ", "), suggestion: suggestion,
@@ -137,7 +144,8 @@ extension ConfigValidator {
             let canonical = region?.code ?? "default"
             if let first = seen[canonical] {
                 report(
-                    .error, .duplicateKey, entryPath, line: entry.line, found: "\(quoted(first)) and \(quoted(entry.key))",
+                    .error, .duplicateKey, entryPath, line: entry.line,
+                    found: "\(quoted(first)) and \(quoted(entry.key))",
                     expected: "one rule per region", "the rule for \(canonical) is written twice (codes ignore case)")
                 continue
             }
@@ -192,9 +200,11 @@ extension ConfigValidator {
             } else {
                 let strict = mode == .strict
                 report(
-                    strict ? .error : .warning, .unknownKey, keyPath, line: entry.line, found: "key \(quoted(entry.key))",
+                    strict ? .error : .warning, .unknownKey, keyPath, line: entry.line,
+                    found: "key \(quoted(entry.key))",
                     expected: known.joined(separator: ", "),
-                    "unknown key \(quoted(entry.key))\(strict ? "" : " ignored"): expected \(known.joined(separator: ", "))")
+                    "unknown key \(quoted(entry.key))\(strict ? "" : " ignored"): expected \(known.joined(separator: ", "))"
+                )
             }
         }
     }

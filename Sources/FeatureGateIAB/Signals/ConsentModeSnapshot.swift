@@ -64,7 +64,7 @@ public struct ConsentModeSnapshot: Sendable, Hashable {
             adPersonalization: value(advertisingNotRefused && purposes.isSuperset(of: [3, 4])))
     }
 
-    /// The snapshot of what consent permits now, as a ``FeatureGate/ConsentManager`` judges it: analytics_storage
+    /// The snapshot of what consent permits now, as a `ConsentManager` judges it: analytics_storage
     /// follows whether `analytics` is permitted, the three advertising values whether `advertising` is (never while
     /// the user is marked a child and the policy makes advertising child-prohibited).
     public init(decisions: [ConsentCategory: ConsentDecision], isChild: Bool) {
