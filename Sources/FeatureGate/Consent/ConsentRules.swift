@@ -301,28 +301,31 @@ extension ConsentPolicy {
 public struct ConsentTrail: Sendable, Hashable {
     /// The last answer of each category that has one.
     public var answers: [ConsentCategory: ConsentAnswer]
-    /// What each outside source last answered for each category.
+    /// What each source last answered for each category (what ``ConsentManager/applyAnswer(_:for:from:)`` compares
+    /// an outside source's new answer with).
     public var sourceAnswers: [ConsentSource: [ConsentCategory: ConsentStatus]]
     /// Whether the last Global Privacy Control record said the signal was on.
     public var isGlobalPrivacyControlOn: Bool
 
     /// Folds `contents`: the last change of each category wins; an `expired` record marks the answer before it as
     /// expired; a record whose previous and new status are the same (an outside source confirming the status, or
-    /// a Global Privacy Control signal going off) changes no answer. When entries cannot be decoded, every grant is
-    /// untrusted.
+    /// a Global Privacy Control signal going off) changes no answer, unless it confirms a refusal the trail before
+    /// it lacks (an entry was lost). When entries cannot be decoded, every grant is untrusted.
     public init(_ contents: ConsentLedgerContents) {
         answers = [:]
         sourceAnswers = [:]
         isGlobalPrivacyControlOn = false
         let isTrusted = contents.unreadableEntries == 0
         for record in contents.records {
-            if record.source.isOutside && record.newStatus != .expired {
+            if record.newStatus != .expired {
                 sourceAnswers[record.source, default: [:]][record.category] = record.newStatus
             }
             if record.source == .gpc { isGlobalPrivacyControlOn = record.newStatus == .denied }
             if record.newStatus == .expired {
                 answers[record.category]?.isExpiryRecorded = true
-            } else if record.previousStatus != record.newStatus {
+            } else if record.previousStatus != record.newStatus
+                || (record.newStatus.isRefusal && !(answers[record.category]?.status.isRefusal ?? false))
+            {
                 answers[record.category] = ConsentAnswer(
                     status: record.newStatus, decidedAt: record.time, source: record.source,
                     policyVersion: record.policyVersion, isTrusted: isTrusted)

@@ -223,13 +223,15 @@ struct ConsentModel {
         gpcOn = false
         region = appRegion
         for entry in ledger {
-            if entry.source.isOutside && entry.status != .expired {
+            if entry.status != .expired {
                 lastAnswers[entry.source, default: [:]][entry.category] = entry.status
             }
             if entry.source == .gpc { gpcOn = entry.status == .denied }
             if entry.status == .expired {
                 answers[entry.category]?.expiryNoticed = true
-            } else if entry.previous != entry.status {
+            } else if entry.previous != entry.status
+                || (entry.status.isRefusal && !(answers[entry.category]?.status.isRefusal ?? false))
+            {
                 answers[entry.category] = Answer(
                     status: entry.status, time: entry.time, source: entry.source, policyVersion: entry.policyVersion)
             }
