@@ -60,6 +60,13 @@ enum ConvertCommand: ToolCommand {
             return FeatureGateTool.failure
         }
         for warning in result.warnings { console.err(warning.description) }
+        if result.consentPolicy != nil {
+            // Dropping the policy would leave the converted file's consent looser than the original's.
+            console.err(
+                "\(file): error: consentPolicy: convert cannot write a consent policy yet; convert the file by hand, "
+                    + "or remove consentPolicy first")
+            return FeatureGateTool.failure
+        }
         if !result.ignoredKeys.isEmpty {
             console.err(
                 "featuregate convert: note: not converted: \(result.ignoredKeys.joined(separator: ", ")) "

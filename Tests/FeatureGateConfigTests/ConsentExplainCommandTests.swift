@@ -147,4 +147,13 @@ import Testing
         #expect(run.lines.contains { $0.hasPrefix("analytics") && $0.contains("expired") && $0.contains("no") })
         #expect(run.lines.contains { $0.hasPrefix("push") && $0.hasSuffix("on") })
     }
+
+    @Test func convertRefusesToDropAConsentPolicy() throws {
+        let directory = fixtures()
+        defer { directory.cleanUp() }
+        let run = try featuregate(["convert", "--to", "xml", "config.json"], in: directory)
+        #expect(run.status == 1)
+        #expect(run.output.isEmpty)
+        #expect(run.errorOutput.contains("config.json: error: consentPolicy:"))
+    }
 }
