@@ -237,10 +237,13 @@ extension ConsentPolicy {
             category: category, status: given, isPermitted: false, decidedAt: answer?.decidedAt,
             source: answer?.source, expiresAt: expiresAt)
         let isStale = given == .granted && answer.map { !$0.isTrusted || $0.policyVersion < version } ?? false
-        let hasExpired =
-            (given == .granted || given.isRefusal)
-            && ((answer?.isExpiryRecorded ?? false) || expiresAt.map { now >= $0 } ?? false
-                || (given == .granted && expiresAt != nil && (answer?.decidedAt ?? now) > now))
+        var hasExpired = false
+        if let answer, given == .granted || given.isRefusal {
+            let lapsed = expiresAt.map { now >= $0 } ?? false
+            // A grant recorded later than now (the clock moved back) is never given more time.
+            let isFromTheFuture = given == .granted && expiresAt != nil && (answer.decidedAt ?? now) > now
+            hasExpired = answer.isExpiryRecorded || lapsed || isFromTheFuture
+        }
         var isUnanswered = false
         if isStale {
             decision.status = .unknown
@@ -296,8 +299,8 @@ extension ConsentPolicy {
     }
 }
 
-/// What a consent ledger says, folded into the last answer of each category and the last answer of each outside
-/// source: how the ``ConsentManager`` starts, and what `featuregate consent explain` reads.
+/// What a consent ledger says, folded into the last answer of each category and the last answer of each source:
+/// how the ``ConsentManager`` starts (and so what `featuregate consent explain` shows).
 public struct ConsentTrail: Sendable, Hashable {
     /// The last answer of each category that has one.
     public var answers: [ConsentCategory: ConsentAnswer]

@@ -316,11 +316,11 @@ public final class PrivacyManager: Sendable {
     }
 
     /// Applies one consent edge: decides `category`'s features (on for a grant, off for a refusal, undecided for
-    /// unknown; nothing for `nil`), keeps the refusal in the gate state, and updates the permitted set from
-    /// `decisions`. One save, one notification.
+    /// unknown), keeps the refusal in the gate state, and updates the permitted set from `decisions`. One save, one
+    /// notification.
     func applyConsentEdge(
         _ category: ConsentCategory,
-        edge: ConsentStatus?,
+        edge: ConsentStatus,
         policy: ConsentPolicy,
         decisions: [ConsentCategory: ConsentDecision]
     ) {
@@ -330,14 +330,11 @@ public final class PrivacyManager: Sendable {
             case .granted: state.decide(features, on: true, by: category)
             case .denied, .restricted: state.decide(features, on: false, by: category)
             case .unknown, .expired: state.undecide(features)
-            case nil: break
             }
-            if let edge {
-                if edge.isRefusal {
-                    state.deniedCategories.insert(category)
-                } else {
-                    state.deniedCategories.remove(category)
-                }
+            if edge.isRefusal {
+                state.deniedCategories.insert(category)
+            } else {
+                state.deniedCategories.remove(category)
             }
             state.consent = ConsentLayer(policy: policy, decisions: decisions)
         }
