@@ -100,6 +100,8 @@ import Testing
         await launch.consent.setChild(true)
         let decision = await launch.consent.decision(for: .advertising)
         #expect(decision.status == .granted && !decision.isPermitted && decision.blocker == .child)
+        let sanitized = await launch.consent.sanitizer().sanitize(["advertising_id": .string("a")])
+        #expect(sanitized.removedKeys == ["advertising_id"])
         await launch.consent.setChild(false)
         #expect(await launch.consent.decision(for: .advertising).isPermitted)
     }

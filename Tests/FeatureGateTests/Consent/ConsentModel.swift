@@ -181,7 +181,7 @@ struct ConsentModel {
     }
 
     var advertisingIdentifierIsHandedOut: Bool {
-        trackingStatus == .authorized && status(.advertising) == .granted
+        trackingStatus == .authorized && status(.advertising) == .granted && isPermitted(.advertising)
     }
 
     /// Every category that has a status: the policy's and any other with an answer.
