@@ -79,6 +79,7 @@ import Testing
         (#"{"categories": {}, "extra": 1}"#, "consentPolicy.extra"),
         (#"{"unanswered": {}}"#, "consentPolicy.categories"),
         (#"[]"#, "consentPolicy"),
+        (#"{"categories": {"a": {}, "a": {"features": ["push"]}}}"#, "consentPolicy.categories.a"),
     ])
     func mistakesAreErrorsWithTheirKeyPath(policy: String, keyPath: String) throws {
         let error = try #require(readError(Data(Self.policy(policy).utf8)))

@@ -52,7 +52,7 @@ extension ConfigValidator {
 
     private mutating func readCategories(_ node: ConfigNode, at path: String, into policy: inout ConsentPolicy) {
         guard let categories = dictionary(node, at: path) else { return }
-        for entry in categories {
+        for (index, entry) in categories.enumerated() {
             let name = entry.key
             let categoryPath = "\(path).\(name)"
             guard !name.trimmingCharacters(in: .whitespaces).isEmpty else {
@@ -61,8 +61,12 @@ extension ConfigValidator {
                     expected: "a category name", "a consent category needs a name")
                 continue
             }
-            if categories.filter({ $0.key == name }).count > 1 {
-                reportDuplicates(of: categoryPath, in: categories.filter { $0.key == name })
+            let occurrences = categories.filter { $0.key == name }
+            guard occurrences.count == 1 else {
+                // Reported once, at the first occurrence; no occurrence counts.
+                if categories.firstIndex(where: { $0.key == name }) == index {
+                    reportDuplicates(of: categoryPath, in: occurrences)
+                }
                 continue
             }
             guard let fields = dictionary(entry.value, at: categoryPath) else { continue }
