@@ -4,8 +4,8 @@
 # enabled and events tracked, the same trace must show file writes and a connect; and a consent-driven run that
 # ends with revoke-all must leave only the gate's state file and the consent ledger behind. Events tracked while
 # consent is undecided (held in memory) cause no I/O either, and a revoke-all landing while a flush waits on a
-# slow collector lets no event reach it afterwards. The remote-data refresher is registered in every run (it is asked
-# to refresh at start, and by each `remote` step): while every feature is off it sends nothing and keeps nothing.
+# slow collector lets no event reach it afterwards. The remote-data refresher is registered in every run (each
+# `remote` step asks it to refresh): while every feature is off it sends nothing and keeps nothing.
 #
 # What counts (anything outside /dev and /proc, from any thread, attempted even if it failed):
 #   create   open/openat/creat with O_CREAT, O_WRONLY, O_RDWR, O_TRUNC or O_APPEND; mkdir, link, symlink, mknod

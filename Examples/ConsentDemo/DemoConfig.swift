@@ -7,11 +7,19 @@ import Foundation
 /// A missing file means every feature disabled; any other problem is a `ConfigError` listing every diagnostic
 /// with its key path, line, what was found and what was expected. It fails closed: never "all" by accident.
 ///
-/// - Returns: The configuration, and notes to print (the source, and the reader's warnings).
-func readDemoConfig(at path: String) throws(ConfigError) -> (configuration: PrivacyConfiguration, notes: [String]) {
+/// - Returns: The configuration, the file's consent policy (the default policy when it has none), and notes to
+///   print (the source, and the reader's warnings).
+func readDemoConfig(
+    at path: String
+) throws(ConfigError) -> (configuration: PrivacyConfiguration, policy: ConsentPolicy, notes: [String]) {
     guard FileManager.default.fileExists(atPath: path) else {
-        return (PrivacyConfiguration(enabledFeatures: []), ["\(path) not found: every feature starts disabled"])
+        return (
+            PrivacyConfiguration(enabledFeatures: []), .default, ["\(path) not found: every feature starts disabled"]
+        )
     }
     let result = try ConfigReader().read(contentsOf: URL(filePath: path))
-    return (result.configuration, ["config \(path)"] + result.warnings.map(\.description))
+    return (
+        result.configuration, result.consentPolicy ?? .default,
+        ["config \(path)"] + result.warnings.map(\.description)
+    )
 }

@@ -14,6 +14,16 @@ enum DemoStep: CustomStringConvertible {
     case revokeAll
     /// The app comes to the foreground: the remote-data refresher fetches the server's kill switch now.
     case remote
+    /// The demo's clock moves on by a number of days (answers age), then consent is refreshed.
+    case advance(Int)
+    /// The app learns where the user is.
+    case region(ConsentRegion?)
+    /// The app marks or unmarks the user as a child.
+    case child(Bool)
+    /// A Global Privacy Control signal turns on or off.
+    case gpc(Bool)
+    /// Prints what a privacy dashboard shows (ConsentSettings).
+    case dashboard
 
     var description: String {
         switch self {
@@ -27,6 +37,11 @@ enum DemoStep: CustomStringConvertible {
         case .cmp(let path): "cmp:\(path)"
         case .revokeAll: "revoke-all"
         case .remote: "remote"
+        case .advance(let days): "advance:\(days)"
+        case .region(let region): "region:\(region?.code ?? "none")"
+        case .child(let isChild): "child:\(isChild ? "on" : "off")"
+        case .gpc(let isOn): "gpc:\(isOn ? "on" : "off")"
+        case .dashboard: "dashboard"
         }
     }
 }
@@ -35,7 +50,7 @@ enum DemoStep: CustomStringConvertible {
 struct DemoOptions {
     static let usage = """
         usage: consent-demo [--config FILE] [--data-dir DIR] [--steps LIST] [--slow-collector MS]
-                            [--hold-undecided]
+                            [--hold-undecided] [--region CODE]
 
           --config FILE    config file read by FeatureGateConfig (JSON or plist, strict: a typo is an error with
                            its line), default Examples/Configs/default-off.json; a missing file means every
@@ -64,6 +79,13 @@ struct DemoOptions {
                                                              (only while a feature is on): the collector's
                                                              first answer disables push for this app version,
                                                              later ones lift it; prints reason(for: .push)
+                             advance:DAYS                    the demo's clock moves DAYS days on; answers
+                                                             whose lifetime ran out expire
+                             region:CODE                     the app says where the user is (US, US-CA, FR;
+                                                             none for unknown)
+                             child:on, child:off             the app marks or unmarks the user as a child
+                             gpc:on, gpc:off                 a Global Privacy Control signal
+                             dashboard                       print what a privacy dashboard shows
                            `none` starts, settles and exits. Without --steps: the scripted flow
                            \(scriptedFlow).
           --slow-collector MS
@@ -71,6 +93,14 @@ struct DemoOptions {
                            at exit the demo prints how many events it received after revoke-all began
           --hold-undecided analytics events tracked while analytics consent is undecided are held in memory
                            (never written, never sent) until it is granted (queued) or denied (dropped)
+          --region CODE    where the user is at launch (default: unknown, so only the policy's default applies)
+
+        Lifetimes and regions: \(lifetimeFlow)
+        """
+
+    static let lifetimeFlow = """
+        --config Examples/Configs/consent-policy.json --region US-CA \\
+                           --steps grant:analytics,dashboard,advance:396,dashboard,region:FR,dashboard
         """
 
     static let scriptedFlow = "grant:analytics,enable:push,track:4,remote,remote,att:denied,revoke-all"
@@ -80,13 +110,14 @@ struct DemoOptions {
     var steps: [DemoStep] = []
     var slowCollector: Duration?
     var holdUndecided = false
+    var region: ConsentRegion?
 
     init(arguments: [String]) throws {
         var stepList = Self.scriptedFlow
         var remaining = arguments[...]
         while let flag = remaining.popFirst() {
             switch flag {
-            case "--config", "--data-dir", "--steps", "--slow-collector":
+            case "--config", "--data-dir", "--steps", "--slow-collector", "--region":
                 guard let value = remaining.popFirst() else { throw DemoError("\(flag) needs a value") }
                 switch flag {
                 case "--config": configPath = value
@@ -96,6 +127,11 @@ struct DemoOptions {
                         throw DemoError("--slow-collector \(value): expected a number of milliseconds above 0")
                     }
                     slowCollector = .milliseconds(milliseconds)
+                case "--region":
+                    guard let region = ConsentRegion(value) else {
+                        throw DemoError("--region \(value): expected a country (US) or a subdivision (US-CA)")
+                    }
+                    self.region = region
                 default: stepList = value
                 }
             case "--hold-undecided":
@@ -115,11 +151,13 @@ struct DemoOptions {
             let step = raw.trimmingCharacters(in: .whitespaces)
             if step == "revoke-all" { return .revokeAll }
             if step == "remote" { return .remote }
+            if step == "dashboard" { return .dashboard }
             let parts = step.split(separator: ":", maxSplits: 1).map(String.init)
             guard parts.count == 2 else {
                 throw DemoError(
                     "step \"\(step)\": expected grant:CATEGORY, deny:CATEGORY, att:STATUS, cmp:FILE, track:N, "
-                        + "track-pending:N, enable:FEATURE, disable:FEATURE, remote or revoke-all")
+                        + "track-pending:N, enable:FEATURE, disable:FEATURE, advance:DAYS, region:CODE, child:on|off, "
+                        + "gpc:on|off, dashboard, remote or revoke-all")
             }
             switch parts[0] {
             case "enable": return .enable(try feature(parts[1]), parts[1])
@@ -134,6 +172,22 @@ struct DemoOptions {
                 }
                 return .att(status)
             case "cmp": return .cmp(parts[1])
+            case "advance":
+                guard let days = Int(parts[1]), days >= 0 else {
+                    throw DemoError("step \"\(step)\": expected a number of days, 0 or more, after advance:")
+                }
+                return .advance(days)
+            case "region":
+                if parts[1] == "none" { return .region(nil) }
+                guard let region = ConsentRegion(parts[1]) else {
+                    throw DemoError("step \"\(step)\": expected a country (US), a subdivision (US-CA) or none")
+                }
+                return .region(region)
+            case "child", "gpc":
+                guard parts[1] == "on" || parts[1] == "off" else {
+                    throw DemoError("step \"\(step)\": expected on or off after \(parts[0]):")
+                }
+                return parts[0] == "child" ? .child(parts[1] == "on") : .gpc(parts[1] == "on")
             case "track", "track-pending":
                 guard let count = Int(parts[1]), count >= 0 else {
                     throw DemoError("step \"\(step)\": expected a count of 0 or more after \(parts[0]):")
@@ -142,7 +196,7 @@ struct DemoOptions {
             default:
                 throw DemoError(
                     "step \"\(step)\": unknown action \"\(parts[0])\"; expected grant, deny, att, cmp, track, "
-                        + "track-pending, enable, disable or revoke-all")
+                        + "track-pending, enable, disable, advance, region, child, gpc, dashboard or revoke-all")
             }
         }
     }

@@ -40,20 +40,25 @@ final class DemoSDK: Sendable {
 
     /// Builds the SDK. Reads the gate's stored state and the consent ledger once; with nothing stored and nothing
     /// enabled it writes nothing and opens nothing.
-    init(dataDirectory: URL, configuration: PrivacyConfiguration, slowCollector: Duration? = nil) {
+    init(
+        dataDirectory: URL, configuration: PrivacyConfiguration, policy: ConsentPolicy = .default,
+        region: ConsentRegion? = nil, clock: LockedValue<Date>, slowCollector: Duration? = nil
+    ) {
         collector = LoopbackCollector(slowEvents: slowCollector)
         files = PrivacyDataDirectory(url: dataDirectory)
         // Given the policy, no opt-in category's features run until the consent manager has read the ledger.
         // The kept remote layer (the server's last valid kill switch) is read here, before anything checks a flag.
         let privacy = PrivacyManager(
-            configuration: configuration, store: FileFeatureStore(url: files.stateFile), consentPolicy: .default,
+            configuration: configuration, store: FileFeatureStore(url: files.stateFile), consentPolicy: policy,
             remoteLayer: RemoteLayerFile(
                 url: files.remoteLayerFile, interpreter: RemoteConfigInterpreter(target: Self.remoteTarget)))
         let ledger = ledger
         let runtime = SubsystemRuntime(privacy: privacy)
         self.privacy = privacy
         self.runtime = runtime
-        consent = ConsentManager(privacy: privacy, ledger: FileConsentLedger(url: files.consentLedgerFile))
+        consent = ConsentManager(
+            privacy: privacy, ledger: FileConsentLedger(url: files.consentLedgerFile), region: region,
+            now: { clock.withLock { $0 } })
         heldOffByConsent = privacy.reasons().filter { $0.isLocallyEnabled && !$0.isPermitted }.reduce(into: []) {
             $0.formUnion($1.feature)
         }

@@ -28,7 +28,7 @@ do {
     exit(message.isEmpty ? 0 : 64)
 }
 
-let config: (configuration: PrivacyConfiguration, notes: [String])
+let config: (configuration: PrivacyConfiguration, policy: ConsentPolicy, notes: [String])
 do {
     config = try readDemoConfig(at: options.configPath)
 } catch {
@@ -43,8 +43,13 @@ let dataDirectory =
     .appending(path: "consent-demo-\(UUID().uuidString.lowercased())", directoryHint: .isDirectory)
 let dataPath = dataDirectory.path(percentEncoded: false)
 
+/// The demo's clock: the real time, moved on by `advance:` steps so answers can be seen to expire.
+let clock = LockedValue(Date())
 let sdk = DemoSDK(
-    dataDirectory: dataDirectory, configuration: config.configuration, slowCollector: options.slowCollector)
+    dataDirectory: dataDirectory, configuration: config.configuration, policy: config.policy, region: options.region,
+    clock: clock, slowCollector: options.slowCollector)
+/// The privacy dashboard's model, created at the first `dashboard` step.
+var settings: ConsentSettings?
 for note in config.notes { print("consent-demo: \(note)") }
 if !sdk.heldOffByConsent.isEmpty {
     print("consent-demo: \(sdk.heldOffByConsent) held off: their consent categories are not granted")
@@ -53,9 +58,8 @@ print("data dir: \(dataPath)\(isTemporaryDirectory ? " (temporary)" : "")")
 
 if options.holdUndecided { await sdk.holdUndecidedAnalytics() }
 sdk.runtime.start()
-// The app is in the foreground: the refresher fetches the kill switch if something is enabled (nothing is sent when
-// every feature is off).
-_ = await sdk.refresher.refreshIfDue()
+// An app calls `refresher.refreshIfDue()` whenever it comes to the foreground; the demo does it at each `remote`
+// step only, so the collector's scripted answers (disable push, then lift it) line up with the steps.
 await sdk.runtime.settle()
 
 var shownRequests = 0
@@ -119,6 +123,29 @@ func printTable(_ title: String, notes: [String] = []) async {
             let name = FeatureCatalog.builtIn.name(of: row.feature) ?? "\(row.feature)"
             print("\(index == 0 ? "ledger   " : "         ") \(name): \(row.counts)  (allowed/refused)")
         }
+    }
+}
+
+/// What a privacy dashboard shows, one category per block: status, who decided and when, expiry, whether to ask
+/// again and why, what blocks it, and its features with why each is on or off.
+@MainActor
+func dashboardLines(_ settings: ConsentSettings) -> [String] {
+    let time = Date.ISO8601FormatStyle()
+    return settings.details.flatMap { detail -> [String] in
+        let decision = detail.decision
+        var facts = [decision.status.rawValue, decision.isPermitted ? "permitted" : "not permitted"]
+        if let source = decision.source, let decidedAt = decision.decidedAt {
+            facts.append("decided by \(source) on \(decidedAt.formatted(time))")
+        }
+        if let expiresAt = decision.expiresAt {
+            facts.append("\(decision.status == .expired ? "expired" : "expires") \(expiresAt.formatted(time))")
+        }
+        if let reason = decision.askReason { facts.append("ask again: \(reason)") }
+        if let blocker = decision.blocker { facts.append("blocked: \(blocker)") }
+        let features = detail.features.map { reason in
+            "    \(reason.description)"
+        }
+        return ["dashboard \(decision.category): " + facts.joined(separator: "; ")] + features
     }
 }
 
@@ -217,6 +244,39 @@ for (index, step) in options.steps.enumerated() {
         let report = await sdk.revokeAll()
         revocation = report
         detail = report.isComplete ? "" : " — INCOMPLETE"
+    case .advance(let days):
+        clock.withLock { $0 = $0.addingTimeInterval(TimeInterval(days) * 86_400) }
+        let expired = await sdk.consent.refresh().map { "\($0.category) \($0.previousStatus) -> expired" }
+        detail = expired.isEmpty ? " — nothing expired" : " — " + expired.joined(separator: ", ")
+    case .region(let region):
+        await sdk.consent.setRegion(region)
+        if let pending = await sdk.consent.pendingRegion {
+            detail = " — looser than before: \(pending) applies at the next launch"
+        }
+    case .child(let isChild):
+        await sdk.consent.setChild(isChild)
+    case .gpc(let isOn):
+        do {
+            let records = try await sdk.consent.applyGlobalPrivacyControl(isOn)
+            detail =
+                records.isEmpty
+                ? " — no change"
+                : " — "
+                    + records.map { "\($0.category) \($0.newStatus)" }
+                    .joined(separator: ", ")
+        } catch {
+            detail = " — \(error)"
+        }
+    case .dashboard:
+        let model: ConsentSettings
+        if let settings {
+            model = settings
+            await model.reload()
+        } else {
+            model = await ConsentSettings(consent: sdk.consent)
+            settings = model
+        }
+        notes = dashboardLines(model)
     }
     await sdk.runtime.settle()
     await printTable("step \(index + 1): \(step)\(detail)", notes: notes)

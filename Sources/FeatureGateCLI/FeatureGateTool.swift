@@ -21,6 +21,7 @@ enum FeatureGateTool {
           convert   Write a config as JSON, an XML plist or a binary plist.
           tcf       Decode IAB consent strings and apply a CMP's keys ('featuregate tcf --help').
           remote    Check a server's remote-data payload ('featuregate remote check --help').
+          consent   Explain what a consent ledger decides under a config's policy ('featuregate consent --help').
 
         Run 'featuregate <command> --help' for a command's options.
         """
@@ -37,6 +38,7 @@ enum FeatureGateTool {
         case "convert": return runCommand(ConvertCommand.self, rest, console: &console)
         case "tcf": return TCFCommand.run(rest, console: &console)
         case "remote": return RemoteCommand.run(rest, console: &console)
+        case "consent": return ConsentCommand.run(rest, console: &console)
         case "--help", "-h", "help":
             switch rest.first {
             case "check": console.help(CheckCommand.help)
@@ -44,6 +46,7 @@ enum FeatureGateTool {
             case "convert": console.help(ConvertCommand.help)
             case "tcf": console.help(TCFCommand.overview)
             case "remote": console.help(RemoteCommand.overview)
+            case "consent": console.help(ConsentCommand.overview)
             case nil: console.help(overview)
             case let other?:
                 console.err("featuregate: error: unknown command '\(other)'")
@@ -52,7 +55,7 @@ enum FeatureGateTool {
             return success
         default:
             let hint =
-                NameMatching.closest(to: command, among: ["check", "explain", "convert", "tcf", "remote"])
+                NameMatching.closest(to: command, among: ["check", "explain", "convert", "tcf", "remote", "consent"])
                 .map { "; did you mean '\($0)'?" } ?? ""
             console.err("featuregate: error: unknown command '\(command)'\(hint)")
             console.err("Run 'featuregate --help' for the commands.")

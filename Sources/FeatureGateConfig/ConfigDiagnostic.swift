@@ -78,6 +78,12 @@ public struct ConfigDiagnostic: Sendable, Hashable, CustomStringConvertible {
         /// A value Airship's iOS SDK does not accept: SDK 19 and later fail `takeOff`, earlier SDKs enable every
         /// feature. Only `featuregate check --airship` reports it, as an error.
         case rejectedByAirship
+        /// A key inside `consentPolicy` that no version reads (an error in strict mode, ignored with a warning
+        /// otherwise).
+        case unknownKey
+        /// A value of the right type outside what is accepted: a lifetime below one day, a region code that is not
+        /// ISO 3166, an `unanswered` rule other than `optIn` or `optOut`.
+        case invalidValue
     }
 
     /// Whether this is an error or a warning.

@@ -16,6 +16,9 @@ public struct ConfigReadResult: Sendable, Hashable {
     /// The top-level keys the reader did not use (an `AirshipConfig.plist`'s `productionAppKey`, say), in document
     /// order.
     public let ignoredKeys: [String]
+    /// The `consentPolicy` the file holds, ready for `PrivacyManager(consentPolicy:)` and `ConsentManager`, or `nil`
+    /// when it has none.
+    public let consentPolicy: ConsentPolicy?
 
     /// Creates a result.
     public init(
@@ -23,12 +26,14 @@ public struct ConfigReadResult: Sendable, Hashable {
         format: ConfigFormat?,
         source: String,
         warnings: [ConfigDiagnostic],
-        ignoredKeys: [String] = []
+        ignoredKeys: [String] = [],
+        consentPolicy: ConsentPolicy? = nil
     ) {
         self.configuration = configuration
         self.format = format
         self.source = source
         self.warnings = warnings
         self.ignoredKeys = ignoredKeys
+        self.consentPolicy = consentPolicy
     }
 }

@@ -11,8 +11,8 @@ import Darwin
 import Android
 #endif
 
-/// Reads `enabledFeatures` and `resetEnabledFeatures` from an XML plist, a binary plist, an old-style (OpenStep)
-/// plist or a JSON file, and enables exactly what it names.
+/// Reads `enabledFeatures`, `resetEnabledFeatures` and `consentPolicy` from an XML plist, a binary plist, an
+/// old-style (OpenStep) plist or a JSON file, and enables exactly what it names.
 ///
 /// ```swift
 /// let reader = ConfigReader(catalog: myCatalog)            // strict by default
@@ -27,9 +27,14 @@ import Android
 /// - one comma-separated string of the same names (Airship 16–18): `"push, analytics"`;
 /// - an integer bitmask (Airship Android), masked to the catalog's flags; dropped bits get a warning.
 ///
+/// `consentPolicy` (optional) builds ``ConfigReadResult/consentPolicy``: its categories with their features,
+/// lifetimes, child and sale-or-sharing marks, and what an unanswered category means per region. Anything in it that
+/// could leave consent looser than written is an error in every mode.
+///
 /// `resetEnabledFeatures` is a boolean (in an old-style plist, which has no booleans, `YES` or `NO`) and defaults to
 /// `false`. Other top-level keys are ignored, so a whole `AirshipConfig.plist` loads; `isAnalyticsEnabled` or
-/// `analyticsEnabled` set to false (Airship's own analytics switch) gets a warning, since the gate does not read it. The retired Airship names `chat` and `location` are dropped with a warning in
+/// `analyticsEnabled` set to false (Airship's own analytics switch) gets a warning, since the gate does not read it.
+/// The retired Airship names `chat` and `location` are dropped with a warning in
 /// every mode. See ``ConfigReadingMode`` for unknown names and a missing `enabledFeatures`.
 ///
 /// ## Failure
@@ -210,7 +215,7 @@ public struct ConfigReader: Sendable {
         }
         return ConfigReadResult(
             configuration: configuration, format: format, source: source, warnings: validator.diagnostics,
-            ignoredKeys: validator.ignoredKeys)
+            ignoredKeys: validator.ignoredKeys, consentPolicy: validator.consentPolicy)
     }
 
     /// UTF-16 and UTF-32 text, with or without a byte order mark, gets a clear message instead of a syntax error.

@@ -11,6 +11,7 @@ import Testing
     /// Per file: the enabled features (`nil` for an invalid file) and the exact lines `check` prints.
     private static let expectations: [String: (features: [String]?, lines: [String])] = [
         "default-off.json": ([], []),
+        "consent-policy.json": (["analytics", "push", "tags_and_attributes"], []),
         "all.json": (
             [
                 "analytics", "contacts", "feature_flags", "in_app_automation", "message_center", "push",

@@ -203,4 +203,33 @@ final class FlakyLedger: ConsentLedger {
         #expect(refresh.records.isEmpty)
         #expect(await consent.status(for: .thirdPartySharing) == .denied)
     }
+
+    @Test func gppsGlobalPrivacyControlIsTheGPCSourceAndDecidesOnlyWhenItChanges() async throws {
+        let policy = ConsentPolicy(
+            version: 1, features: ConsentPolicy.default.features, saleOrSharing: [.thirdPartySharing],
+            unanswered: UnansweredConsentRules(default: .optOut))
+        let privacy = PrivacyManager(
+            configuration: PrivacyConfiguration(enabledFeatures: .contacts), store: InMemoryFeatureStore(),
+            consentPolicy: policy)
+        let consent = ConsentManager(privacy: privacy, ledger: InMemoryConsentLedger())
+        var keys: [String: CMPValue] = [
+            CMPKey.gppString: .string("DBABLA~BAAAAAAAAQA.YA"), CMPKey.gppSectionIDs: .number(7),
+        ]
+        let refresh = await CMPConsentSource(consentManager: consent, keys: keys).refresh()
+        #expect(refresh.consent.globalPrivacyControl == true)
+        #expect(refresh.records.contains { $0.source == .gpc && $0.category == .thirdPartySharing })
+        #expect(!privacy.isEnabled(.contacts))
+
+        try await consent.setStatus(.granted, for: .thirdPartySharing, source: .user)
+        #expect(
+            await CMPConsentSource(consentManager: consent, keys: keys).refresh().records.filter {
+                $0.source == .gpc
+            }.isEmpty)
+        #expect(privacy.isEnabled(.contacts))
+
+        keys[CMPKey.gppString] = .string("DBABLA~BAAAAAAAAQA.QA")
+        #expect(
+            await CMPConsentSource(consentManager: consent, keys: keys).refresh().consent.globalPrivacyControl == false)
+        #expect(await consent.context.isGlobalPrivacyControlOn == false)
+    }
 }

@@ -297,6 +297,22 @@ import Testing
         #expect(ConsentModeSnapshot(statuses: [.advertising: .unknown]).adStorage == .denied)
     }
 
+    @Test func fromAConsentManagersDecisionsWithTheChildMark() async throws {
+        let policy = ConsentPolicy(
+            version: 1, features: ConsentPolicy.default.features, childProhibited: [.advertising])
+        let privacy = PrivacyManager(
+            configuration: PrivacyConfiguration(enabledFeatures: .all), store: InMemoryFeatureStore(),
+            consentPolicy: policy)
+        let consent = ConsentManager(privacy: privacy, ledger: InMemoryConsentLedger())
+        try await consent.setStatus(.granted, for: .advertising, source: .user)
+        #expect(await ConsentModeSnapshot.current(of: consent).adPersonalization == .granted)
+        await consent.setChild(true)
+        let child = await ConsentModeSnapshot.current(of: consent)
+        #expect(child.isChildDirected)
+        #expect(child.adStorage == .denied && child.adUserData == .denied && child.adPersonalization == .denied)
+        #expect(child.analyticsStorage == .denied)
+    }
+
     @Test(arguments: [
         (Set([1]), "granted", "denied", "denied"),
         (Set([1, 7]), "granted", "granted", "denied"),

@@ -39,7 +39,7 @@ public struct ConsentLedgerContents: Sendable, Hashable {
 
 /// The JSON Lines encoding every ledger shares: one object per line, keys sorted, times in ISO 8601 with
 /// milliseconds, and a format version `"v": 1` in each line.
-enum ConsentRecordLine {
+package enum ConsentRecordLine {
     static let version = 1
 
     private struct Line: Codable {
@@ -70,7 +70,7 @@ enum ConsentRecordLine {
         return (try? encoder.encode(line)).map { $0 + Data("\n".utf8) } ?? Data()
     }
 
-    static func decode(_ line: Data) -> ConsentRecord? {
+    package static func decode(_ line: Data) -> ConsentRecord? {
         guard let decoded = try? JSONDecoder().decode(Line.self, from: line), decoded.v == version,
             let time = try? Date(decoded.time, strategy: timeStyle)
         else { return nil }

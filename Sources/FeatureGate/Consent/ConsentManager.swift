@@ -50,10 +50,16 @@ public struct ConsentRecordingError: Error, Sendable, CustomStringConvertible {
 ///   granting one category never turns on a feature it does not map.
 ///
 /// Every change appends a ``ConsentRecord`` to the ledger first. At start-up the statuses are derived from the
-/// ledger (the last record of each category wins; a grant made under an older policy version, or in a ledger with
+/// ledger (the last change of each category wins; a grant made under an older policy version, or in a ledger with
 /// entries that cannot be decoded, reads as ``ConsentStatus/unknown``) and from the refusals the gate state kept:
 /// a refusal recorded in either survives a relaunch. Start-up derives the permitted set and writes nothing; it
 /// never writes grants into the app's decisions.
+///
+/// Answers age: ``ConsentPolicy/decision(for:answer:context:now:)`` judges each category against the clock, the
+/// region, the child mark and the Global Privacy Control signal (``context``). Every call made at time `t` sees
+/// the world at `t`: an answer whose lifetime ran out reads ``ConsentStatus/expired``, the gate withholds what it
+/// no longer permits, and an `expired` record (source ``ConsentSource/appDefault``) goes into the ledger. Call
+/// ``refresh()`` when the app comes to the foreground, or at ``nextExpiry``, so the gate follows the clock.
 ///
 /// It is an actor so consent changes, and the feature updates they cause, are applied one at a time in order.
 /// Attach one consent manager per privacy manager. Give the privacy manager the policy
@@ -70,8 +76,12 @@ public actor ConsentManager {
     private let ledger: any ConsentLedger
     private let now: @Sendable () -> Date
     private nonisolated let observers = LockedValue<ConsentObservers>(ConsentObservers())
-    private var statuses: [ConsentCategory: ConsentStatus] = [:]
-    private var stale: Set<ConsentCategory> = []
+    /// The last answer of each category (never `expired`: expiry is judged from it).
+    private var answers: [ConsentCategory: ConsentAnswer]
+    /// Where the user is, whether a child, whether a GPC signal is on.
+    public private(set) var context: ConsentContext
+    /// A region the app gave that would loosen the rules: it takes effect at the next launch.
+    public private(set) var pendingRegion: ConsentRegion?
     /// What each source last answered for each category, from the ledger and this run (``applyAnswer(_:for:from:)``).
     private var lastAnswers: [SourceAnswer: ConsentStatus]
 
@@ -81,12 +91,16 @@ public actor ConsentManager {
     ///   - privacy: The gate whose features the consent controls.
     ///   - policy: Categories, their features, and the policy version: by default the gate's
     ///     ``PrivacyManager/consentPolicy``, or ``ConsentPolicy/default`` when the gate was given none.
-    ///   - ledger: The audit trail; nothing is written to it until a status changes.
-    ///   - now: The clock stamped on records.
+    ///   - ledger: The audit trail; nothing is written to it until a status changes or an answer expires.
+    ///   - region: Where the user is, as the app knows it (from its server or its consent platform), or `nil`.
+    ///   - isChild: Whether the app marks the user as a child.
+    ///   - now: The clock stamped on records and against which lifetimes run.
     public init(
         privacy: PrivacyManager,
         policy: ConsentPolicy? = nil,
         ledger: any ConsentLedger,
+        region: ConsentRegion? = nil,
+        isChild: Bool = false,
         now: @escaping @Sendable () -> Date = { Date() }
     ) {
         precondition(
@@ -99,55 +113,67 @@ public actor ConsentManager {
         self.now = now
 
         var diagnostics: [ConsentDiagnostic] = []
-        var statuses: [ConsentCategory: ConsentStatus] = [:]
-        var stale: Set<ConsentCategory> = []
-        var lastAnswers: [SourceAnswer: ConsentStatus] = [:]
+        var trail = ConsentTrail(ConsentLedgerContents(records: []))
         do {
             let contents = try ledger.load()
-            let trustGrants = contents.unreadableEntries == 0
-            if !trustGrants {
+            if contents.unreadableEntries > 0 {
                 diagnostics.append(
                     .ledgerHasUnreadableEntries(ledger: String(describing: ledger), count: contents.unreadableEntries)
                 )
             }
-            for record in contents.records {
-                statuses[record.category] = record.newStatus
-                if record.newStatus == .granted && (record.policyVersion < policy.version || !trustGrants) {
-                    stale.insert(record.category)
-                } else {
-                    stale.remove(record.category)
-                }
-                lastAnswers[SourceAnswer(source: record.source, category: record.category)] = record.newStatus
-            }
+            trail = ConsentTrail(contents)
         } catch {
             diagnostics.append(.ledgerUnreadable(ledger: String(describing: ledger), error: error))
         }
-        for category in stale { statuses[category] = .unknown }
-        let attached = privacy.attachConsent(policy: policy, ledgerStatuses: statuses)
-        for category in attached.refusalsOnlyInGateState.sorted() {
+        let fromGate = trail.mergeRefusals(privacy.storedConsentRefusals, policyVersion: policy.version)
+        for category in fromGate.sorted() {
             diagnostics.append(.refusalMissingFromLedger(category: category))
         }
-        self.statuses = attached.statuses
-        self.stale = stale.subtracting(attached.refusalsOnlyInGateState)
+        var lastAnswers: [SourceAnswer: ConsentStatus] = [:]
+        for (source, categories) in trail.sourceAnswers {
+            for (category, status) in categories {
+                lastAnswers[SourceAnswer(source: source, category: category)] = status
+            }
+        }
+        let context = ConsentContext(
+            region: region, isChild: isChild, isGlobalPrivacyControlOn: trail.isGlobalPrivacyControlOn)
+        self.answers = trail.answers
         self.lastAnswers = lastAnswers
+        self.context = context
         self.startupDiagnostics = diagnostics
+        privacy.setConsentDecisions(
+            policy: policy, decisions: policy.decisions(answers: trail.answers, context: context, now: now()))
     }
 
-    /// The status of `category`; `unknown` when never set or stale.
+    // MARK: - Reading
+
+    /// The status of `category`: `unknown` when never set or stale, `expired` when its answer's lifetime ran out.
     public func status(for category: ConsentCategory) -> ConsentStatus {
-        statuses[category] ?? .unknown
+        decision(for: category).status
     }
 
     /// The status of every category of the policy, and of any other category that has a status.
     public var allStatuses: [ConsentCategory: ConsentStatus] {
-        var result = statuses
-        for category in policy.categories where result[category] == nil { result[category] = .unknown }
-        return result
+        decisions.mapValues(\.status)
     }
 
-    /// Whether the app still has to ask about `category`: its status is unknown (never asked, or stale).
+    /// How the policy judges `category` now: status, permission, when and by whom it was decided, when it expires,
+    /// whether to ask again and why, and what blocks it.
+    public func decision(for category: ConsentCategory) -> ConsentDecision {
+        noticeExpiries()
+        return policy.decision(for: category, answer: answers[category], context: context, now: now())
+    }
+
+    /// ``decision(for:)`` for every category of the policy and every other category that has an answer.
+    public var decisions: [ConsentCategory: ConsentDecision] {
+        noticeExpiries()
+        return currentDecisions()
+    }
+
+    /// Whether the app has to ask about `category`: never asked, stale, expired, or an outside source's answer is
+    /// missing (``ConsentDecision/askReason`` says which).
     public func needsPrompt(for category: ConsentCategory) -> Bool {
-        status(for: category) == .unknown
+        decision(for: category).needsAsking
     }
 
     /// The policy's categories the app still has to ask about, sorted by name.
@@ -158,14 +184,102 @@ public actor ConsentManager {
     /// The categories whose last grant was made under an older policy version (or cannot be trusted because the
     /// ledger is damaged). They read as unknown; ask again.
     public var staleCategories: [ConsentCategory] {
-        stale.sorted()
+        decisions.values.filter { $0.askReason == .policyVersionChanged }.map(\.category).sorted()
     }
+
+    /// The next instant an answer expires, or `nil` when none will: schedule a ``refresh()`` then.
+    public var nextExpiry: Date? {
+        decisions.values.filter { $0.status != .expired }.compactMap(\.expiresAt).min()
+    }
+
+    // MARK: - The clock and the context
+
+    /// Notices every answer that expired since the last call: records an `expired` entry for each and updates the
+    /// gate. Call it when the app comes to the foreground, or at ``nextExpiry``; every other call does it too.
+    ///
+    /// - Returns: The records appended.
+    @discardableResult
+    public func refresh() -> [ConsentRecord] {
+        noticeExpiries()
+    }
+
+    /// Says where the user is now. A region whose rule is stricter (or as strict) takes effect at once; one that
+    /// would loosen the rules (opt-in to opt-out) takes effect at the next launch, when the app passes it to `init`
+    /// (until then it is ``pendingRegion``). A region never turns a refusal into permission.
+    public func setRegion(_ region: ConsentRegion?) {
+        noticeExpiries()
+        let loosens =
+            policy.unanswered.rule(for: context.region) == .optIn && policy.unanswered.rule(for: region) == .optOut
+        if loosens {
+            pendingRegion = region
+        } else {
+            pendingRegion = nil
+            context.region = region
+            updateGate()
+        }
+    }
+
+    /// Marks the user as a child, or unmarks them; takes effect at once. While marked, the policy's
+    /// ``ConsentPolicy/childProhibited`` categories are not permitted whatever any grant says. Only the app sets
+    /// it: no consent source can.
+    public func setChild(_ isChild: Bool) {
+        noticeExpiries()
+        guard context.isChild != isChild else { return }
+        context.isChild = isChild
+        updateGate()
+    }
+
+    /// Applies a Global Privacy Control signal (from the app's web views, its server, or GPP's US National `Gpc`
+    /// field), an outside source of its own (``ConsentSource/gpc``).
+    ///
+    /// Like every outside answer it decides only when it changes, even across launches (the ledger keeps it): when
+    /// it turns on, each ``ConsentPolicy/saleOrSharing`` category is refused, and a grant the user makes later
+    /// stands while the signal stays on. Turning off lifts nothing; it is recorded (a `gpc` record of `unknown`,
+    /// which changes no status) so that turning on again counts.
+    ///
+    /// - Returns: The records appended.
+    /// - Throws: The first ``ConsentRecordingError``; refusals are applied regardless.
+    @discardableResult
+    public func applyGlobalPrivacyControl(_ isOn: Bool) throws(ConsentRecordingError) -> [ConsentRecord] {
+        noticeExpiries()
+        var records: [ConsentRecord] = []
+        var firstError: ConsentRecordingError?
+        for category in policy.saleOrSharing.sorted() {
+            do throws(ConsentRecordingError) {
+                if isOn {
+                    if let record = try applyAnswer(.denied, for: category, from: .gpc) { records.append(record) }
+                } else {
+                    let key = SourceAnswer(source: .gpc, category: category)
+                    guard lastAnswers[key, default: .unknown] != .unknown else { continue }
+                    lastAnswers[key] = .unknown
+                    let record = ConsentRecord(
+                        category: category, previousStatus: .unknown, newStatus: .unknown, time: now(),
+                        policyVersion: policy.version, source: .gpc)
+                    do { try ledger.append(record) } catch {
+                        throw ConsentRecordingError(record: record, applied: true, underlying: error)
+                    }
+                    records.append(record)
+                }
+            } catch {
+                firstError = firstError ?? error
+            }
+        }
+        if context.isGlobalPrivacyControlOn != isOn {
+            context.isGlobalPrivacyControlOn = isOn
+            updateGate()
+        }
+        if let firstError { throw firstError }
+        return records
+    }
+
+    // MARK: - Answers
 
     /// Sets the status of `category`, records it, and updates the features.
     ///
     /// The change is an edge of `category` only: a grant decides its features on, a denial or restriction decides
     /// them off, unknown returns them to the configuration; the permitted set follows. Setting the status a
-    /// category already has records nothing and changes nothing.
+    /// category already has records nothing and changes nothing; so does setting ``ConsentStatus/expired``, which
+    /// is not an answer. A new answer restarts the category's lifetime.
     ///
     /// - Returns: The record appended, or `nil` when nothing changed.
     /// - Throws: ``ConsentRecordingError`` when the ledger refuses the record. A denial (any status but
@@ -176,8 +290,9 @@ public actor ConsentManager {
         for category: ConsentCategory,
         source: ConsentSource
     ) throws(ConsentRecordingError) -> ConsentRecord? {
+        noticeExpiries()
         let previous = self.status(for: category)
-        guard previous != status else { return nil }
+        guard status != .expired, previous != status else { return nil }
         let record = ConsentRecord(
             category: category,
             previousStatus: previous,
@@ -199,9 +314,10 @@ public actor ConsentManager {
     /// Calls `handler` after every applied status change, until the returned token is cancelled or released.
     ///
     /// Changes arrive in the order they were applied, once each, and only changes applied after registration.
-    /// The handler runs synchronously on the manager's executor, after the features were updated: keep it short,
-    /// and hop to another task to call back into the manager. Read ``allStatuses`` for the statuses at
-    /// registration.
+    /// An answer noticed to have expired arrives as a change to ``ConsentStatus/expired`` (source
+    /// ``ConsentSource/appDefault``, previous status the answer that expired). The handler runs synchronously on
+    /// the manager's executor, after the features were updated: keep it short, and hop to another task to call
+    /// back into the manager. Read ``allStatuses`` for the statuses at registration.
     public nonisolated func observe(_ handler: @escaping @Sendable (ConsentChange) -> Void) -> ObservationToken {
         let id = observers.withLock { observers in
             observers.nextID += 1
@@ -242,8 +358,8 @@ public actor ConsentManager {
     /// saying yes, across relaunches. A changed answer is applied like ``setStatus(_:for:source:)``, except that:
     /// - when the category already has that status, a record with the same previous and new status is appended, so
     ///   the ledger keeps what the source last said;
-    /// - `unknown` (the source stopped answering, or its answer cannot be read) never lifts a denial or
-    ///   restriction: it is remembered and nothing changes.
+    /// - `unknown` (the source stopped answering, or its answer cannot be read) never lifts a refusal, expired or
+    ///   not: it is remembered and nothing changes. `expired` reads as `unknown`.
     ///
     /// - Returns: The record appended, or `nil` when nothing was recorded.
     /// - Throws: ``ConsentRecordingError`` when the ledger refuses the record; a refused grant is tried again at
@@ -254,6 +370,8 @@ public actor ConsentManager {
         for category: ConsentCategory,
         from source: ConsentSource
     ) throws(ConsentRecordingError) -> ConsentRecord? {
+        noticeExpiries()
+        let answer = answer == .expired ? .unknown : answer
         let key = SourceAnswer(source: source, category: category)
         guard answer != lastAnswers[key, default: .unknown] else { return nil }
         let current = status(for: category)
@@ -269,7 +387,7 @@ public actor ConsentManager {
             }
             return record
         }
-        if answer == .unknown && current.isRefusal {
+        if answer == .unknown && (answers[category]?.status.isRefusal ?? false) {
             lastAnswers[key] = answer
             return nil
         }
@@ -293,18 +411,59 @@ public actor ConsentManager {
         try ledger.load().records
     }
 
+    // MARK: - Applying
+
+    private func currentDecisions() -> [ConsentCategory: ConsentDecision] {
+        policy.decisions(answers: answers, context: context, now: now())
+    }
+
+    /// Hands the gate the decisions as they stand now; decides no feature.
+    private func updateGate() {
+        privacy.setConsentDecisions(policy: policy, decisions: currentDecisions())
+    }
+
+    /// Records an `expired` entry for each answer whose lifetime ran out since it was last looked at, and updates
+    /// the gate. Expiry only takes away, so it applies even when the ledger refuses the record.
+    @discardableResult
+    private func noticeExpiries() -> [ConsentRecord] {
+        let time = now()
+        var records: [ConsentRecord] = []
+        for (category, answer) in answers.sorted(by: { $0.key < $1.key }) where !answer.isExpiryRecorded {
+            let decision = policy.decision(for: category, answer: answer, context: context, now: time)
+            guard decision.status == .expired else { continue }
+            answers[category]?.isExpiryRecorded = true
+            let record = ConsentRecord(
+                category: category, previousStatus: answer.status, newStatus: .expired, time: time,
+                policyVersion: policy.version, source: .appDefault)
+            let isRecorded = (try? ledger.append(record)) != nil
+            if isRecorded { records.append(record) }
+            updateGate()
+            notify(
+                ConsentChange(
+                    category: category, previous: answer.status, current: .expired, source: .appDefault, time: time,
+                    isRecorded: isRecorded))
+        }
+        return records
+    }
+
     private func apply(_ record: ConsentRecord, isRecorded: Bool) {
-        statuses[record.category] = record.newStatus
-        stale.remove(record.category)
-        privacy.applyConsentEdge(record.category, status: record.newStatus, policy: policy, statuses: statuses)
-        let change = ConsentChange(
-            category: record.category,
-            previous: record.previousStatus,
-            current: record.newStatus,
-            source: record.source,
-            time: record.time,
-            isRecorded: isRecorded
-        )
+        answers[record.category] = ConsentAnswer(
+            status: record.newStatus, decidedAt: record.time, source: record.source,
+            policyVersion: record.policyVersion)
+        privacy.applyConsentEdge(
+            record.category, edge: record.newStatus, policy: policy, decisions: currentDecisions())
+        notify(
+            ConsentChange(
+                category: record.category,
+                previous: record.previousStatus,
+                current: record.newStatus,
+                source: record.source,
+                time: record.time,
+                isRecorded: isRecorded
+            ))
+    }
+
+    private func notify(_ change: ConsentChange) {
         for handler in observers.withLock({ $0.handlers.map(\.handler) }) { handler(change) }
     }
 }

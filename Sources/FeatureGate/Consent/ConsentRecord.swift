@@ -15,6 +15,20 @@ public enum ConsentSource: String, Sendable, Hashable, CaseIterable, Codable {
     /// A consent management platform on the device, read from the IAB keys it writes (`IABTCF_*`, US Privacy,
     /// GPP) by FeatureGateIAB's `CMPConsentSource`; recorded only when the platform's answer changes.
     case cmp
+    /// A Global Privacy Control signal (from the app's web views, its server, or GPP's US National `Gpc` field),
+    /// passed to ``ConsentManager/applyGlobalPrivacyControl(_:)``: when it turns on, the policy's
+    /// ``ConsentPolicy/saleOrSharing`` categories are refused. Its ledger records of `unknown` say the signal went
+    /// off; they change no status.
+    case gpc
+
+    /// Whether this is an outside source, whose answer decides only when it changes
+    /// (``ConsentManager/applyAnswer(_:for:from:)``): ATT, a CMP, a server, Global Privacy Control.
+    public var isOutside: Bool {
+        switch self {
+        case .att, .cmp, .remote, .gpc: true
+        case .user, .appDefault, .migration: false
+        }
+    }
 }
 
 /// One entry of the consent audit trail: a category's status changed.

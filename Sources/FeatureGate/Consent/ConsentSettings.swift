@@ -1,7 +1,9 @@
 import Foundation
 import Observation
 
-/// The model behind a consent settings screen: each category's status, and when and by whom it was decided.
+/// The model behind a consent settings screen or privacy dashboard: each category's status, when and by whom it
+/// was decided, and (``details``) when it expires, whether to ask again and why, what blocks it, and the features
+/// it controls with why each is on or off.
 ///
 /// It reflects every change, whatever its source (the screen itself, a consent platform, App Tracking
 /// Transparency, revoke-all), in the order the ``ConsentManager`` applied them, and its setters go through the
@@ -41,8 +43,32 @@ public final class ConsentSettings {
         }
     }
 
+    /// What a privacy dashboard shows about one category beyond its row.
+    public struct CategoryDetail: Sendable, Hashable, Identifiable {
+        /// How the policy judges the category now: status, permission, when and by which source it was decided,
+        /// when it expires, whether it needs asking and why, and whether the child mark, a Global Privacy Control
+        /// signal or the region's opt-in rule blocks it.
+        public var decision: ConsentDecision
+        /// The features the category controls, each with whether it is on and why (lowest bit first).
+        public var features: [FeatureReason]
+
+        /// The category identifies the detail.
+        public var id: ConsentCategory { decision.category }
+
+        /// Creates a detail.
+        public init(decision: ConsentDecision, features: [FeatureReason]) {
+            self.decision = decision
+            self.features = features
+        }
+    }
+
     /// The rows: the policy's categories, and any other category with a status, sorted by name.
     public private(set) var entries: [Entry]
+
+    /// The dashboard's details, one per row, in the same order. Refreshed after every change the manager applies;
+    /// call ``reload()`` after changing what the manager knows about the user (region, child mark, GPC) or at a
+    /// moment an answer may have expired.
+    public private(set) var details: [CategoryDetail] = []
 
     /// The last error a setter met: the ledger refused the record. `nil` after a setter succeeds.
     public private(set) var lastError: ConsentRecordingError?
@@ -71,11 +97,13 @@ public final class ConsentSettings {
                 category: category, status: statuses[category] ?? .unknown, decidedAt: record?.time,
                 decidedBy: record?.source)
         }
+        details = await Self.details(of: consent)
         // One consumer, so changes apply in the order the manager made them.
         Task { [weak self] in
             for await change in stream {
                 guard let self else { return }
                 self.apply(change)
+                await self.reload()
             }
         }
     }
@@ -83,6 +111,29 @@ public final class ConsentSettings {
     deinit {
         token.cancel()
         changes.finish()
+    }
+
+    /// Reads every category's ``details`` again from the consent manager (which notices expired answers first).
+    public func reload() async {
+        let fresh = await Self.details(of: consent)
+        if fresh != details { details = fresh }
+    }
+
+    /// The detail of `category`, or `nil` when it has no row.
+    public func detail(for category: ConsentCategory) -> CategoryDetail? {
+        details.first { $0.decision.category == category }
+    }
+
+    private static func details(of consent: ConsentManager) async -> [CategoryDetail] {
+        let decisions = await consent.decisions
+        return decisions.keys.sorted().compactMap { category in
+            decisions[category].map { decision in
+                let mapped = consent.policy.features[category] ?? []
+                return CategoryDetail(
+                    decision: decision,
+                    features: mapped.isEmpty ? [] : consent.privacy.reasons(for: consent.privacy.catalog.mask(mapped)))
+            }
+        }
     }
 
     /// The status of `category` as the screen shows it.

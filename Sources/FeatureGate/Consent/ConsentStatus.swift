@@ -1,7 +1,12 @@
 /// What a person has said about one consent category.
 ///
 /// `unknown` is not `denied`: it means nobody has asked yet (or a grant went stale with a policy update), so the
-/// app still needs to prompt. Both leave the mapped features off.
+/// app still needs to prompt. Both leave the mapped features off under an opt-in rule.
+///
+/// `expired` is what an answer reads as once its lifetime (``ConsentPolicy/grantLifetimeDays``,
+/// ``ConsentPolicy/refusalLifetimeDays``) has run out: the app must ask again. An expired grant counts as
+/// unanswered (the region's ``ConsentPolicy/unanswered`` rule applies); an expired refusal is still not permission.
+/// It is never an answer: ``ConsentManager/setStatus(_:for:source:)`` ignores it.
 public enum ConsentStatus: String, Sendable, Hashable, CaseIterable, Codable {
     /// Not asked yet, or the last grant was made under an older policy version.
     case unknown
@@ -11,6 +16,8 @@ public enum ConsentStatus: String, Sendable, Hashable, CaseIterable, Codable {
     case denied
     /// The system or a guardian decides, and the person cannot grant (App Tracking Transparency's `restricted`).
     case restricted
+    /// The last answer's lifetime ran out; ask again. Recorded in the ledger when the running app notices it.
+    case expired
 
     /// Whether features mapped to a category with this status may run under an opt-in policy: only `granted`.
     ///

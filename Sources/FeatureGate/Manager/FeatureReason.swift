@@ -54,6 +54,9 @@ public struct FeatureReason: Sendable, Hashable, CustomStringConvertible {
     public let decidingCategory: ConsentCategory?
     /// The consent categories that withhold the flag, with their statuses. Empty when consent permits it.
     public let withholdingConsent: [ConsentCategory: ConsentStatus]
+    /// Among ``withholdingConsent``, what blocks each category beyond its answer: the child mark or a Global Privacy
+    /// Control signal. A category absent here is withheld by its answer (a refusal, or none under an opt-in rule).
+    public let consentBlockers: [ConsentCategory: ConsentBlocker]
     /// Whether consent permits the flag.
     public var isPermitted: Bool { withholdingConsent.isEmpty }
 
@@ -74,7 +77,8 @@ public struct FeatureReason: Sendable, Hashable, CustomStringConvertible {
         remoteRule: String? = nil,
         source: FeatureSource,
         decidingCategory: ConsentCategory? = nil,
-        withholdingConsent: [ConsentCategory: ConsentStatus] = [:]
+        withholdingConsent: [ConsentCategory: ConsentStatus] = [:],
+        consentBlockers: [ConsentCategory: ConsentBlocker] = [:]
     ) {
         self.feature = feature
         self.isLocallyEnabled = isLocallyEnabled
@@ -83,20 +87,35 @@ public struct FeatureReason: Sendable, Hashable, CustomStringConvertible {
         self.source = source
         self.decidingCategory = decidingCategory
         self.withholdingConsent = withholdingConsent
+        self.consentBlockers = consentBlockers
     }
 
     /// For example `analytics: off (consent withheld: analytics denied; locally on by analytics consent)`, or
-    /// `push: off (remote kill switch: disable_features[0]; locally on by configuration)`.
+    /// `push: off (remote kill switch: disable_features[0]; locally on by configuration)`, or
+    /// `advertising granted (child)` when the child mark withholds a granted category.
     public var description: String {
         let name = FeatureCatalog.builtIn.names(of: feature).joined(separator: ", ")
         let decider = decidingCategory.map { "\($0) consent" } ?? source.rawValue
         var parts: [String] = []
         if isRemotelyDisabled { parts.append("remote kill switch" + (remoteRule.map { ": \($0)" } ?? "")) }
         if !isPermitted {
-            let categories = withholdingConsent.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value.rawValue)" }
+            let categories = withholdingConsent.sorted { $0.key < $1.key }.map { category, status in
+                "\(category) \(status.rawValue)" + (consentBlockers[category].map { " (\($0.phrase))" } ?? "")
+            }
             parts.append("consent withheld: " + categories.joined(separator: ", "))
         }
         parts.append("locally \(isLocallyEnabled ? "on" : "off") by \(decider)")
         return "\(name): \(isEnabled ? "on" : "off") (\(parts.joined(separator: "; ")))"
+    }
+}
+
+extension ConsentBlocker {
+    /// How a reason names the blocker: `child`, `Global Privacy Control`, `region opt-in`.
+    var phrase: String {
+        switch self {
+        case .child: "child"
+        case .globalPrivacyControl: "Global Privacy Control"
+        case .region: "opt-in region"
+        }
     }
 }

@@ -174,8 +174,12 @@ public final class PrivacyManager: Sendable {
             undecidedSource: source,
             isHoldingWrites: held,
             consent: consentPolicy.map { policy in
-                let refused = stored.deniedConsentCategories.map { ($0, ConsentStatus.denied) }
-                return ConsentLayer(policy: policy, statuses: Dictionary(uniqueKeysWithValues: refused))
+                let refused = stored.deniedConsentCategories.map { category in
+                    (category, ConsentAnswer(status: .denied, decidedAt: nil, source: nil, policyVersion: 0))
+                }
+                let decisions = policy.decisions(
+                    answers: Dictionary(uniqueKeysWithValues: refused), context: ConsentContext(), now: Date())
+                return ConsentLayer(policy: policy, decisions: decisions)
             }
         )
         let unswitched = initial.effective
@@ -337,42 +341,34 @@ public final class PrivacyManager: Sendable {
 
     // MARK: - The consent layer (used by ConsentManager)
 
-    /// Attaches a consent layer: merges the refusals the gate state kept into `ledgerStatuses`, derives the
-    /// permitted set, and returns the merged statuses with the categories whose refusal came from the gate state
-    /// alone. Writes nothing.
-    func attachConsent(
-        policy: ConsentPolicy,
-        ledgerStatuses: [ConsentCategory: ConsentStatus]
-    ) -> (statuses: [ConsentCategory: ConsentStatus], refusalsOnlyInGateState: Set<ConsentCategory>) {
-        update { state in
-            var statuses = ledgerStatuses
-            var fromGate: Set<ConsentCategory> = []
-            for category in state.deniedCategories where !(statuses[category]?.isRefusal ?? false) {
-                statuses[category] = .denied
-                fromGate.insert(category)
-            }
-            state.consent = ConsentLayer(policy: policy, statuses: statuses)
-            return (statuses, fromGate)
-        }
+    /// The consent categories the gate state keeps as refused.
+    var storedConsentRefusals: Set<ConsentCategory> {
+        state.withLock { $0.deniedCategories }
+    }
+
+    /// Attaches a consent layer judged by the consent manager, or replaces its decisions. Writes nothing.
+    func setConsentDecisions(policy: ConsentPolicy, decisions: [ConsentCategory: ConsentDecision]) {
+        update { $0.consent = ConsentLayer(policy: policy, decisions: decisions) }
     }
 
     /// Applies one consent edge: decides `category`'s features (on for a grant, off for a refusal, undecided for
-    /// unknown), keeps the refusal in the gate state, and updates the permitted set. One save, one notification.
+    /// unknown), keeps the refusal in the gate state, and updates the permitted set from `decisions`. One save, one
+    /// notification.
     func applyConsentEdge(
         _ category: ConsentCategory,
-        status: ConsentStatus,
+        edge: ConsentStatus,
         policy: ConsentPolicy,
-        statuses: [ConsentCategory: ConsentStatus]
+        decisions: [ConsentCategory: ConsentDecision]
     ) {
         update { state in
             let features = catalog.mask(policy.features[category] ?? [])
-            switch status {
+            switch edge {
             case .granted: state.decide(features, on: true, by: category)
             case .denied, .restricted: state.decide(features, on: false, by: category)
-            case .unknown: state.undecide(features)
+            case .unknown, .expired: state.undecide(features)
             }
-            state.setRefused(status.isRefusal, category)
-            state.consent = ConsentLayer(policy: policy, statuses: statuses)
+            state.setRefused(edge.isRefusal, category)
+            state.consent = ConsentLayer(policy: policy, decisions: decisions)
         }
     }
 
@@ -576,10 +572,21 @@ public final class PrivacyManager: Sendable {
         var continuation: AsyncStream<Feature>.Continuation
     }
 
-    /// The consent statuses a ``ConsentManager`` attached, with its policy.
+    /// How a ``ConsentManager`` judged each category, with its policy.
     private struct ConsentLayer {
         var policy: ConsentPolicy
-        var statuses: [ConsentCategory: ConsentStatus]
+        var decisions: [ConsentCategory: ConsentDecision]
+
+        /// The categories that withhold `flag`, with their decisions.
+        func withholding(_ flag: Feature) -> [ConsentDecision] {
+            policy.features.compactMap { category, mapped in
+                guard !mapped.isDisjoint(with: flag) else { return nil }
+                let decision =
+                    decisions[category]
+                    ?? policy.decision(for: category, answer: nil, context: ConsentContext(), now: Date())
+                return decision.isPermitted ? nil : decision
+            }
+        }
     }
 
     private struct State {
@@ -643,7 +650,7 @@ public final class PrivacyManager: Sendable {
 
         var permitted: Feature {
             guard let consent else { return FeatureStateRecord.everyFlag }
-            return consent.policy.permitted(FeatureStateRecord.everyFlag, statuses: consent.statuses)
+            return consent.policy.permitted(FeatureStateRecord.everyFlag, decisions: consent.decisions)
         }
 
         /// What the store keeps.
@@ -735,6 +742,7 @@ public final class PrivacyManager: Sendable {
             } else {
                 source = .storedState
             }
+            let withholding = consent?.withholding(flag) ?? []
             return FeatureReason(
                 feature: flag,
                 isLocallyEnabled: local.contains(flag),
@@ -742,7 +750,11 @@ public final class PrivacyManager: Sendable {
                 remoteRule: remote.contains(flag) ? remoteRules[flag.rawValue] : nil,
                 source: source,
                 decidingCategory: decidingCategory,
-                withholdingConsent: consent.map { $0.policy.withholding(flag, statuses: $0.statuses) } ?? [:]
+                withholdingConsent: Dictionary(uniqueKeysWithValues: withholding.map { ($0.category, $0.status) }),
+                consentBlockers: Dictionary(
+                    uniqueKeysWithValues: withholding.compactMap { decision in
+                        decision.blocker.flatMap { $0 == .region ? nil : (decision.category, $0) }
+                    })
             )
         }
     }

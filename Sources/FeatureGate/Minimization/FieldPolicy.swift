@@ -109,8 +109,10 @@ public struct EventSanitizer: Sendable {
 }
 
 extension ConsentManager {
-    /// A sanitizer for the current features and consent.
+    /// A sanitizer for the current features and consent. A grant the policy does not permit now (the user is
+    /// marked a child) reads as `restricted`, so its fields are stripped.
     public func sanitizer(policy: FieldPolicy = .default) -> EventSanitizer {
-        EventSanitizer(policy: policy, features: privacy.enabledFeatures, consent: allStatuses)
+        let statuses = decisions.mapValues { $0.status == .granted && !$0.isPermitted ? .restricted : $0.status }
+        return EventSanitizer(policy: policy, features: privacy.enabledFeatures, consent: statuses)
     }
 }

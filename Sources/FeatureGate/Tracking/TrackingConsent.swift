@@ -67,11 +67,13 @@ public struct TrackingConsent: Sendable {
         return outcome
     }
 
-    /// The advertising identifier, or `nil` unless ATT is authorized and advertising consent is granted. Never the
-    /// all-zero UUID.
+    /// The advertising identifier, or `nil` unless ATT is authorized and advertising consent is granted and
+    /// permitted (never while the user is marked a child and the policy makes advertising child-prohibited). Never
+    /// the all-zero UUID.
     public var advertisingIdentifier: UUID? {
         get async {
-            guard authorizer.status == .authorized, await consent.status(for: .advertising) == .granted,
+            let advertising = await consent.decision(for: .advertising)
+            guard authorizer.status == .authorized, advertising.status == .granted, advertising.isPermitted,
                 let identifier = authorizer.rawAdvertisingIdentifier
             else { return nil }
             return identifier == .allZeros ? nil : identifier

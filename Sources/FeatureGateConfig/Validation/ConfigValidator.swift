@@ -24,8 +24,10 @@ package struct ConfigValidator {
     /// old-style plist, as Apple reads it).
     let booleansAreStrings: Bool
     private(set) var diagnostics: [ConfigDiagnostic] = []
-    /// The top-level keys other than the two the validator reads, in document order.
+    /// The top-level keys other than those the validator reads, in document order.
     private(set) var ignoredKeys: [String] = []
+    /// The `consentPolicy` the document holds, once ``validate(_:)`` read it.
+    private(set) var consentPolicy: ConsentPolicy?
 
     package init(
         mode: ConfigReadingMode, catalog: FeatureCatalog, limits: ConfigLimits, source: String,
@@ -48,11 +50,12 @@ package struct ConfigValidator {
                 "expected a dictionary at the top level, found \(root.summary)")
             return nil
         }
-        let known = [Self.enabledFeaturesKey, Self.resetEnabledFeaturesKey]
+        let known = [Self.enabledFeaturesKey, Self.resetEnabledFeaturesKey, Self.consentPolicyKey]
         ignoredKeys = entries.map(\.key).filter { !known.contains($0) }
         let features = enabledFeatures(in: entries)
         let reset = resetEnabledFeatures(in: entries)
         if let features { reportAnalyticsSwitch(in: entries, enabled: features) }
+        consentPolicy = consentPolicy(in: entries)
         guard let features, let reset, !diagnostics.contains(where: { $0.severity == .error }) else { return nil }
         return PrivacyConfiguration(enabledFeatures: features, resetEnabledFeatures: reset)
     }
@@ -306,7 +309,7 @@ package struct ConfigValidator {
         }
     }
 
-    private mutating func reportDuplicates(of key: String, in matches: [ConfigNode.Entry]) {
+    mutating func reportDuplicates(of key: String, in matches: [ConfigNode.Entry]) {
         for duplicate in matches.dropFirst() {
             report(
                 .error, .duplicateKey, key, line: duplicate.line, found: "\(matches.count) occurrences",
@@ -316,7 +319,7 @@ package struct ConfigValidator {
         }
     }
 
-    private mutating func report(
+    mutating func report(
         _ severity: ConfigDiagnostic.Severity,
         _ kind: ConfigDiagnostic.Kind,
         _ keyPath: String,

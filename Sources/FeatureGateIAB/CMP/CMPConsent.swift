@@ -22,6 +22,9 @@ public struct CMPConsent: Sendable, Hashable {
     public var consentMode: ConsentModeSnapshot
     /// Malformed signals (errors) and notes (warnings), in the order of ``CMPKey/all``.
     public var diagnostics: [CMPDiagnostic]
+    /// GPP's US National `Gpc` field, when the section applies and carries the GPC subsection; `nil` otherwise.
+    /// ``CMPConsentSource`` hands it to `ConsentManager.applyGlobalPrivacyControl(_:)`.
+    public var globalPrivacyControl: Bool?
 
     /// Whether any signal was malformed.
     public var hasErrors: Bool { diagnostics.contains { $0.severity == .error } }
@@ -45,6 +48,7 @@ public struct CMPConsent: Sendable, Hashable {
         }
         self.decisions = decisions
         self.diagnostics = reader.diagnostics
+        self.globalPrivacyControl = reader.globalPrivacyControl
         self.consentMode = ConsentModeSnapshot(
             decisions: decisions, tcfPurposes: tcf.consentedPurposes, otherSignals: us)
     }
@@ -56,7 +60,7 @@ public struct CMPConsent: Sendable, Hashable {
         func rank(_ status: ConsentStatus) -> Int {
             switch status {
             case .granted: 0
-            case .unknown: 1
+            case .unknown, .expired: 1
             case .denied, .restricted: 2
             }
         }
@@ -87,6 +91,7 @@ private struct TCFReading {
 private struct SignalReader {
     let keys: [String: CMPValue]
     var diagnostics: [CMPDiagnostic] = []
+    var globalPrivacyControl: Bool?
 
     init(keys: [String: CMPValue]) {
         self.keys = keys
@@ -324,6 +329,7 @@ private struct SignalReader {
                     if usnat.sharingOptOut == .optedOut { decide([.thirdPartySharing, .advertising], .denied) }
                     if usnat.targetedAdvertisingOptOut == .optedOut { decide([.advertising], .denied) }
                     if usnat.globalPrivacyControl == true { decide([.thirdPartySharing, .advertising], .denied) }
+                    globalPrivacyControl = usnat.globalPrivacyControl
                 }
                 if let usPrivacy = gpp.usPrivacy, applicable?.contains(GPPString.usPrivacySectionID) ?? true,
                     usPrivacy.optedOutOfSale == .yes

@@ -10,6 +10,9 @@ import FeatureGate
 /// (the CMP has not answered, or its signal is malformed) never lifts a denial. A category the CMP stops speaking
 /// to (GDPR no longer applies, say) keeps its current status.
 ///
+/// When the GPP string's US National section carries a Global Privacy Control field, each refresh also hands it to
+/// `ConsentManager.applyGlobalPrivacyControl(_:)`, which acts only when the signal changes (the `gpc` source).
+///
 /// On Apple platforms, `refreshOnUserDefaultsChanges()` refreshes whenever the CMP writes; elsewhere, call
 /// ``refresh()`` yourself.
 public actor CMPConsentSource {
@@ -61,6 +64,13 @@ public actor CMPConsentSource {
                 if let record = try await consentManager.applyAnswer(status, for: category, from: .cmp) {
                     records.append(record)
                 }
+            } catch {
+                errors.append(error)
+            }
+        }
+        if let signal = consent.globalPrivacyControl {
+            do {
+                records += try await consentManager.applyGlobalPrivacyControl(signal)
             } catch {
                 errors.append(error)
             }

@@ -21,6 +21,9 @@ public struct ConsentModeSnapshot: Sendable, Hashable {
     public var adUserData: Value
     /// `ad_personalization`: ads may be personalised.
     public var adPersonalization: Value
+    /// Whether the app marked the user as a child: the advertising values are then denied, and the app should also
+    /// tag its ad requests for child-directed treatment. Not one of Consent Mode's ``parameters``.
+    public var isChildDirected = false
 
     /// Creates a snapshot.
     public init(analyticsStorage: Value, adStorage: Value, adUserData: Value, adPersonalization: Value) {
@@ -59,6 +62,25 @@ public struct ConsentModeSnapshot: Sendable, Hashable {
             adStorage: value(advertisingNotRefused && purposes.contains(1)),
             adUserData: value(advertisingNotRefused && purposes.isSuperset(of: [1, 7])),
             adPersonalization: value(advertisingNotRefused && purposes.isSuperset(of: [3, 4])))
+    }
+
+    /// The snapshot of what consent permits now, as a `ConsentManager` judges it: analytics_storage
+    /// follows whether `analytics` is permitted, the three advertising values whether `advertising` is (never while
+    /// the user is marked a child and the policy makes advertising child-prohibited).
+    public init(decisions: [ConsentCategory: ConsentDecision], isChild: Bool) {
+        func value(_ category: ConsentCategory) -> Value {
+            decisions[category]?.isPermitted == true ? .granted : .denied
+        }
+        let advertising = value(.advertising)
+        self.init(
+            analyticsStorage: value(.analytics), adStorage: advertising, adUserData: advertising,
+            adPersonalization: advertising)
+        isChildDirected = isChild
+    }
+
+    /// The snapshot of `consent` now: ``init(decisions:isChild:)`` with its decisions and child mark.
+    public static func current(of consent: ConsentManager) async -> ConsentModeSnapshot {
+        ConsentModeSnapshot(decisions: await consent.decisions, isChild: await consent.context.isChild)
     }
 
     /// The four values under Google's parameter names.

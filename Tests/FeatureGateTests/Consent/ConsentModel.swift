@@ -1,8 +1,16 @@
 import FeatureGate
+import Foundation
 
 /// A pure reference model of how the gate decides (`effective = local ∩ permitted − remoteDisabled`), written from
-/// the rules in DESIGN.md and issue 10 rather than from the implementation. The model-based tests apply the same
-/// steps to it and to the real managers, and compare them after every step.
+/// the rules in DESIGN.md and issues 10 and 19 rather than from the implementation. The model-based tests apply the
+/// same steps to it and to the real managers, and compare them after every step.
+///
+/// Issue 19's rules: answers expire `days × 24 h` after they were given (a grant recorded in the future expires at
+/// once where there is a grant lifetime; a refusal recorded in the future holds); an expired grant counts as
+/// unanswered, an expired refusal still withholds; an unanswered category follows the region's rule, most specific
+/// first; a stricter region applies at once, a looser one at the next launch; a child is never permitted a
+/// child-prohibited category; Global Privacy Control, an outside source, refuses sale-or-sharing categories when it
+/// turns on.
 struct ConsentModel {
     /// What outlives a launch: the gate's stored record, the consent ledger, the system's ATT status.
     enum StoredRecord: Equatable {
@@ -19,9 +27,41 @@ struct ConsentModel {
 
     struct LedgerEntry: Equatable {
         var category: ConsentCategory
+        var previous: ConsentStatus
         var status: ConsentStatus
         var policyVersion: Int
         var source: ConsentSource
+        var time: Date
+    }
+
+    /// The answer a category holds: what it was, when (`nil` when only the gate state kept a refusal), by whom.
+    struct Answer: Equatable {
+        var status: ConsentStatus
+        var time: Date?
+        var source: ConsentSource?
+        var policyVersion: Int
+        var expiryNoticed = false
+    }
+
+    static let day: TimeInterval = 86_400
+    static let start = Date(timeIntervalSince1970: 1_767_607_200)  // 2026-01-05T10:00:00Z
+    static let grantDays: [ConsentCategory: Int] = [.analytics: 395, .advertising: 30]
+    static let refusalDays: [ConsentCategory: Int] = [.analytics: 180, .thirdPartySharing: 30]
+    static let childProhibited: Set<ConsentCategory> = [.advertising]
+    static let saleOrSharing: Set<ConsentCategory> = [.advertising, .thirdPartySharing]
+    /// Opt-out in the US, opt-in in Virginia and everywhere else.
+    static let optOutRegions: Set<String> = ["US"]
+    static let optInRegions: Set<String> = ["US-VA"]
+    static let regions: [String?] = [nil, "FR", "US", "US-CA", "us-va", "US-VA"]
+
+    /// The policy the real managers run with: the same rules, written as the library spells them.
+    static func policy(version: Int) -> ConsentPolicy {
+        ConsentPolicy(
+            version: version, features: ConsentPolicy.default.features, grantLifetimeDays: grantDays,
+            refusalLifetimeDays: refusalDays, childProhibited: childProhibited, saleOrSharing: saleOrSharing,
+            unanswered: UnansweredConsentRules(
+                default: .optIn,
+                regions: [ConsentRegion("US")!: .optOut, ConsentRegion("US-VA")!: .optIn]))
     }
 
     enum Decider: Equatable {
@@ -38,6 +78,10 @@ struct ConsentModel {
     var trackingStatus = TrackingAuthorizationStatus.notDetermined
     var failNextSave = false
     var failNextAppend = false
+    var now = ConsentModel.start
+    /// What the app last said: where the user is, and whether a child. It passes both at every launch.
+    var appRegion: String?
+    var isChild = false
 
     // This launch.
     var configured: Feature = []
@@ -45,8 +89,10 @@ struct ConsentModel {
     var undecidedSource = FeatureSource.configuration
     var current = Record()
     var deciders: [UInt: Decider] = [:]
-    var statuses: [ConsentCategory: ConsentStatus] = [:]
-    var lastTrackingDecision = ConsentStatus.unknown
+    var answers: [ConsentCategory: Answer] = [:]
+    var lastAnswers: [ConsentSource: [ConsentCategory: ConsentStatus]] = [:]
+    var region: String?
+    var gpcOn = false
     var remote: Feature = []
 
     init() {
@@ -57,11 +103,51 @@ struct ConsentModel {
 
     var local: Feature { current.values.union(configured.subtracting(current.decided)) }
 
-    func status(_ category: ConsentCategory) -> ConsentStatus { statuses[category] ?? .unknown }
+    func hasExpired(_ answer: Answer, _ category: ConsentCategory) -> Bool {
+        let days = answer.status == .granted ? Self.grantDays[category] : Self.refusalDays[category]
+        guard answer.status == .granted || answer.status.isRefusal else { return false }
+        if answer.expiryNoticed { return true }
+        guard let days, let time = answer.time else { return false }
+        if answer.status == .granted && time > now { return true }
+        return now >= time.addingTimeInterval(Double(days) * Self.day)
+    }
+
+    func status(_ category: ConsentCategory) -> ConsentStatus {
+        guard let answer = answers[category] else { return .unknown }
+        if answer.status == .granted && answer.policyVersion < policyVersion { return .unknown }
+        return hasExpired(answer, category) ? .expired : answer.status
+    }
+
+    func isOptOut(_ region: String?) -> Bool {
+        guard let code = region?.uppercased() else { return false }
+        if Self.optInRegions.contains(code) { return false }
+        if Self.optOutRegions.contains(code) { return true }
+        let country = String(code.prefix(2))
+        return Self.optOutRegions.contains(country) && !Self.optInRegions.contains(country)
+    }
+
+    func isPermitted(_ category: ConsentCategory) -> Bool {
+        if isChild && Self.childProhibited.contains(category) { return false }
+        switch status(category) {
+        case .granted: return true
+        case .unknown: return isOptOut(region)
+        case .expired: return answers[category]?.status == .granted && isOptOut(region)
+        case .denied, .restricted: return false
+        }
+    }
+
+    func blocker(_ category: ConsentCategory) -> ConsentBlocker? {
+        if isChild && Self.childProhibited.contains(category) { return .child }
+        let answer = answers[category]
+        if let answer, answer.status.isRefusal, answer.source == .gpc, gpcOn, Self.saleOrSharing.contains(category) {
+            return .globalPrivacyControl
+        }
+        return nil
+    }
 
     func withholding(_ flag: Feature) -> [ConsentCategory: ConsentStatus] {
         var result: [ConsentCategory: ConsentStatus] = [:]
-        for (category, features) in Self.mapping where features.contains(flag) && status(category) != .granted {
+        for (category, features) in Self.mapping where features.contains(flag) && !isPermitted(category) {
             result[category] = status(category)
         }
         return result
@@ -89,13 +175,17 @@ struct ConsentModel {
             isRemotelyDisabled: remote.contains(flag),
             source: source,
             decidingCategory: category,
-            withholdingConsent: withholding(flag)
+            withholdingConsent: withholding(flag),
+            consentBlockers: withholding(flag).keys.reduce(into: [:]) { $0[$1] = blocker($1) }
         )
     }
 
     var advertisingIdentifierIsHandedOut: Bool {
-        trackingStatus == .authorized && status(.advertising) == .granted
+        trackingStatus == .authorized && status(.advertising) == .granted && isPermitted(.advertising)
     }
+
+    /// Every category that has a status: the policy's and any other with an answer.
+    var knownCategories: [ConsentCategory] { Set(Self.categories).union(answers.keys).sorted() }
 
     // MARK: - Steps
 
@@ -128,16 +218,52 @@ struct ConsentModel {
         }
         deciders = [:]
         remote = []
-        statuses = [:]
-        lastTrackingDecision = .unknown
+        answers = [:]
+        lastAnswers = [:]
+        gpcOn = false
+        region = appRegion
         for entry in ledger {
-            let stale = entry.status == .granted && entry.policyVersion < policyVersion
-            statuses[entry.category] = stale ? .unknown : entry.status
-            if entry.source == .att && entry.category == .advertising { lastTrackingDecision = entry.status }
+            if entry.status != .expired {
+                lastAnswers[entry.source, default: [:]][entry.category] = entry.status
+            }
+            if entry.source == .gpc { gpcOn = entry.status == .denied }
+            if entry.status == .expired {
+                answers[entry.category]?.expiryNoticed = true
+            } else if entry.previous != entry.status
+                || (entry.status.isRefusal && !(answers[entry.category]?.status.isRefusal ?? false))
+            {
+                answers[entry.category] = Answer(
+                    status: entry.status, time: entry.time, source: entry.source, policyVersion: entry.policyVersion)
+            }
         }
-        for category in current.denied where !(statuses[category]?.isRefusal ?? false) {
-            statuses[category] = .denied
+        for category in current.denied where !(answers[category]?.status.isRefusal ?? false) {
+            answers[category] = Answer(status: .denied, time: nil, source: nil, policyVersion: policyVersion)
         }
+    }
+
+    /// What every call to the consent manager does first: each answer that expired gets an `expired` entry.
+    mutating func noticeExpiries() {
+        for category in answers.keys.sorted() {
+            guard let answer = answers[category], !answer.expiryNoticed, status(category) == .expired else { continue }
+            answers[category]?.expiryNoticed = true
+            append(category, previous: answer.status, .expired, source: .appDefault)
+        }
+    }
+
+    /// Appends to the ledger unless the append is set to fail; returns whether it was recorded.
+    @discardableResult
+    private mutating func append(
+        _ category: ConsentCategory, previous: ConsentStatus, _ status: ConsentStatus, source: ConsentSource
+    ) -> Bool {
+        if failNextAppend {
+            failNextAppend = false
+            return false
+        }
+        ledger.append(
+            LedgerEntry(
+                category: category, previous: previous, status: status, policyVersion: policyVersion, source: source,
+                time: now))
+        return true
     }
 
     /// Runs a change of the record and saves it if it changed, as the gate does.
@@ -177,22 +303,17 @@ struct ConsentModel {
     /// `setStatus`: returns whether the change was applied (or nothing needed changing) rather than refused.
     @discardableResult
     mutating func setStatus(_ status: ConsentStatus, for category: ConsentCategory, source: ConsentSource) -> Bool {
+        noticeExpiries()
         let previous = self.status(category)
         guard previous != status else { return true }
-        let recorded = !failNextAppend
-        failNextAppend = false
-        if recorded {
-            ledger.append(LedgerEntry(category: category, status: status, policyVersion: policyVersion, source: source))
-        } else if status == .granted {
-            return false
-        }
-        statuses[category] = status
+        if !append(category, previous: previous, status, source: source) && status == .granted { return false }
+        answers[category] = Answer(status: status, time: now, source: source, policyVersion: policyVersion)
         let features = Self.mapping[category] ?? []
         changingRecord { model in
             switch status {
             case .granted: model.decide(features, on: true, by: .consent(category))
             case .denied, .restricted: model.decide(features, on: false, by: .consent(category))
-            case .unknown:
+            case .unknown, .expired:
                 model.current.decided.subtract(features)
                 model.current.values.subtract(features)
                 for flag in features.flags { model.deciders[flag.rawValue] = nil }
@@ -207,28 +328,62 @@ struct ConsentModel {
     }
 
     mutating func denyAll() {
-        for category in Self.categories { setStatus(.denied, for: category, source: .user) }
+        noticeExpiries()
+        for category in knownCategories { setStatus(.denied, for: category, source: .user) }
     }
 
-    /// `applyAnswer` from ATT: only a changed answer counts; one that matches the status is still recorded, and
-    /// unknown never lifts a refusal.
-    mutating func synchronizeTracking() {
-        let answer = trackingStatus.advertisingConsent
-        guard answer != lastTrackingDecision else { return }
-        let current = status(.advertising)
+    /// An outside source's answer: only a changed answer counts; one that matches the status is still recorded,
+    /// and unknown never lifts a refusal, expired or not.
+    mutating func applyAnswer(_ answer: ConsentStatus, for category: ConsentCategory, from source: ConsentSource) {
+        noticeExpiries()
+        guard answer != lastAnswers[source]?[category] ?? .unknown else { return }
+        let current = status(category)
         if current == answer {
-            lastTrackingDecision = answer
-            if failNextAppend {
-                failNextAppend = false
-            } else {
-                ledger.append(
-                    LedgerEntry(category: .advertising, status: answer, policyVersion: policyVersion, source: .att))
-            }
-        } else if answer == .unknown && current.isRefusal {
-            lastTrackingDecision = answer
-        } else if setStatus(answer, for: .advertising, source: .att) {
-            lastTrackingDecision = answer
+            lastAnswers[source, default: [:]][category] = answer
+            append(category, previous: current, answer, source: source)
+        } else if answer == .unknown && (answers[category]?.status.isRefusal ?? false) {
+            lastAnswers[source, default: [:]][category] = answer
+        } else if setStatus(answer, for: category, source: source) {
+            lastAnswers[source, default: [:]][category] = answer
         }
+    }
+
+    mutating func synchronizeTracking() {
+        applyAnswer(trackingStatus.advertisingConsent, for: .advertising, from: .att)
+    }
+
+    /// Global Privacy Control: on refuses each sale-or-sharing category (as an outside answer); off lifts nothing
+    /// and is recorded, so that the next "on" is a change.
+    mutating func globalPrivacyControl(_ isOn: Bool) {
+        noticeExpiries()
+        for category in Self.saleOrSharing.sorted() {
+            if isOn {
+                applyAnswer(.denied, for: category, from: .gpc)
+            } else if lastAnswers[.gpc]?[category] ?? .unknown != .unknown {
+                lastAnswers[.gpc, default: [:]][category] = .unknown
+                append(category, previous: .unknown, .unknown, source: .gpc)
+            }
+        }
+        gpcOn = isOn
+    }
+
+    /// The app says where the user is: a stricter (or as strict) region applies now, a looser one next launch.
+    mutating func setRegion(_ code: String?) {
+        noticeExpiries()
+        appRegion = code
+        if isOptOut(code) && !isOptOut(region) { return }
+        region = code
+    }
+
+    mutating func setChild(_ isChild: Bool) {
+        noticeExpiries()
+        self.isChild = isChild
+    }
+
+    /// The device clock moves by `seconds` (backwards when negative); the app refreshes.
+    mutating func moveClock(by seconds: TimeInterval) {
+        now = now.addingTimeInterval(seconds)
+        noticeExpiries()
     }
 
     mutating func corruptStore() { stored = .corrupt }

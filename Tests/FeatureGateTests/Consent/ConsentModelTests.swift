@@ -18,6 +18,14 @@ enum ConsentStep: CustomStringConvertible, Sendable {
     case failNextLedgerAppend
     case failNextSave
     case corruptStore
+    /// The device clock moves (backwards when negative), then the app refreshes consent.
+    case clock(seconds: TimeInterval)
+    /// The app says where the user is.
+    case region(String?)
+    /// The app marks or unmarks the user as a child.
+    case child(Bool)
+    /// A Global Privacy Control signal, on or off.
+    case gpc(Bool)
 
     var description: String {
         func names(_ features: Feature) -> String { "[" + Feature.all.names(features) + "]" }
@@ -37,6 +45,10 @@ enum ConsentStep: CustomStringConvertible, Sendable {
         case .failNextLedgerAppend: return "the ledger's next append fails"
         case .failNextSave: return "the store's next save fails"
         case .corruptStore: return "the stored record is corrupted"
+        case .clock(let seconds): return "clock \(seconds >= 0 ? "+" : "")\(seconds / 86_400) days; refresh()"
+        case .region(let code): return "setRegion(\(code.map { "\"\($0)\"" } ?? "nil"))"
+        case .child(let isChild): return "setChild(\(isChild))"
+        case .gpc(let isOn): return "applyGlobalPrivacyControl(\(isOn))"
         }
     }
 
@@ -46,23 +58,31 @@ enum ConsentStep: CustomStringConvertible, Sendable {
         }
         let statuses: [ConsentStatus] = [.granted, .granted, .denied, .restricted, .unknown]
         let trackingStatuses = TrackingAuthorizationStatus.allCases
-        switch generator.next() % 100 {
+        // Clock moves: within a day, about a lifetime (30, 180, 395 days, either side), or backwards.
+        let moves: [TimeInterval] = [3_600, 86_399, 86_400, 29 * 86_400, 30 * 86_400, 150 * 86_400, 400 * 86_400]
+        switch generator.next() % 120 {
         case 0..<12: return .enable(features())
-        case 12..<22: return .disable(features())
-        case 22..<27: return .update(enable: features(), disable: features())
-        case 27..<35: return .set(features())
-        case 35..<43: return .remote(generator.next() % 2 == 0 ? [] : features())
-        case 43..<65:
+        case 12..<20: return .disable(features())
+        case 20..<24: return .update(enable: features(), disable: features())
+        case 24..<30: return .set(features())
+        case 30..<36: return .remote(generator.next() % 2 == 0 ? [] : features())
+        case 36..<56:
             let category = ConsentModel.categories[Int(generator.next() % 3)]
             return .consent(statuses[Int(generator.next() % 5)], category)
-        case 65..<68: return .denyAll
-        case 68..<78: return .tracking(trackingStatuses[Int(generator.next() % 4)])
-        case 78..<88:
+        case 56..<58: return .denyAll
+        case 58..<65: return .tracking(trackingStatuses[Int(generator.next() % 4)])
+        case 65..<73:
             return .relaunch(
                 configuration: features(), bumpPolicy: generator.next() % 8 == 0, reset: generator.next() % 12 == 0)
-        case 88..<93: return .failNextLedgerAppend
-        case 93..<98: return .failNextSave
-        default: return .corruptStore
+        case 73..<77: return .failNextLedgerAppend
+        case 77..<80: return .failNextSave
+        case 80..<81: return .corruptStore
+        case 81..<95:
+            let move = moves[Int(generator.next() % UInt64(moves.count))]
+            return .clock(seconds: generator.next() % 5 == 0 ? -move : move)
+        case 95..<103: return .region(ConsentModel.regions[Int(generator.next() % UInt64(ConsentModel.regions.count))])
+        case 103..<110: return .child(generator.next() % 2 == 0)
+        default: return .gpc(generator.next() % 2 == 0)
         }
     }
 }
@@ -73,14 +93,18 @@ extension Feature {
     }
 }
 
-/// The real managers under test, over one store, one ledger and one ATT authorizer that outlive each launch.
+/// The real managers under test, over one store, one ledger, one ATT authorizer and one clock that outlive each
+/// launch.
 final class ConsentSystem: Sendable {
     let store = FaultyFeatureStore()
     let ledger = FaultyConsentLedger()
     let authorizer: ScriptedTrackingAuthorizer
     let identifier = UUID()
+    let clock = LockedValue(ConsentModel.start)
     private let launch: LockedValue<(privacy: PrivacyManager, consent: ConsentManager, tracking: TrackingConsent)?>
     private let policyVersion = LockedValue(1)
+    /// What the app last said, passed to every launch.
+    private let app = LockedValue<(region: ConsentRegion?, isChild: Bool)>((nil, false))
 
     init() {
         authorizer = ScriptedTrackingAuthorizer(status: .notDetermined, advertisingIdentifier: identifier)
@@ -97,12 +121,15 @@ final class ConsentSystem: Sendable {
             if bumpPolicy { version += 1 }
             return version
         }
+        let policy = ConsentModel.policy(version: version)
         let privacy = PrivacyManager(
             configuration: PrivacyConfiguration(enabledFeatures: configuration, resetEnabledFeatures: reset),
-            store: store
+            store: store, consentPolicy: policy
         )
-        let policy = ConsentPolicy(version: version, features: ConsentPolicy.default.features)
-        let consent = ConsentManager(privacy: privacy, policy: policy, ledger: ledger)
+        let (region, isChild) = app.withLock { $0 }
+        let clock = self.clock
+        let consent = ConsentManager(
+            privacy: privacy, ledger: ledger, region: region, isChild: isChild, now: { clock.withLock { $0 } })
         launch.withLock { $0 = (privacy, consent, TrackingConsent(authorizer: authorizer, consent: consent)) }
     }
 
@@ -123,6 +150,17 @@ final class ConsentSystem: Sendable {
         case .failNextLedgerAppend: ledger.failNextAppend()
         case .failNextSave: store.failNextSave()
         case .corruptStore: store.corrupt()
+        case .clock(let seconds):
+            clock.withLock { $0 = $0.addingTimeInterval(seconds) }
+            await consent.refresh()
+        case .region(let code):
+            let region = code.flatMap(ConsentRegion.init)
+            app.withLock { $0.region = region }
+            await consent.setRegion(region)
+        case .child(let isChild):
+            app.withLock { $0.isChild = isChild }
+            await consent.setChild(isChild)
+        case .gpc(let isOn): _ = try? await consent.applyGlobalPrivacyControl(isOn)
         }
     }
 }
@@ -145,18 +183,69 @@ extension ConsentModel {
         case .failNextLedgerAppend: failNextAppend = true
         case .failNextSave: failNextSave = true
         case .corruptStore: corruptStore()
+        case .clock(let seconds): moveClock(by: seconds)
+        case .region(let code): setRegion(code)
+        case .child(let isChild): setChild(isChild)
+        case .gpc(let isOn): globalPrivacyControl(isOn)
         }
+        // The comparison after each step asks the consent manager, and every call to it notices what expired.
+        noticeExpiries()
+    }
+}
+
+/// Which of issue 19's situations the sequences reached, so a generator that stops reaching one fails the test.
+struct ConsentModelCoverage {
+    var expiredGrants = 0
+    var expiredRefusals = 0
+    var grantsFromTheFuture = 0
+    var permittedUnanswered = 0
+    var pendingRegions = 0
+    var childBlocks = 0
+    var gpcBlocks = 0
+
+    mutating func observe(_ model: ConsentModel) {
+        for category in ConsentModel.categories {
+            let answer = model.answers[category]
+            if model.status(category) == .expired {
+                if answer?.status == .granted { expiredGrants += 1 } else { expiredRefusals += 1 }
+            }
+            if answer?.status == .granted, let time = answer?.time, time > model.now { grantsFromTheFuture += 1 }
+            if model.isPermitted(category) && model.status(category) != .granted { permittedUnanswered += 1 }
+            if model.blocker(category) == .child && answer?.status == .granted { childBlocks += 1 }
+            if model.blocker(category) == .globalPrivacyControl { gpcBlocks += 1 }
+        }
+        if model.region != model.appRegion { pendingRegions += 1 }
+    }
+
+    var unreached: [String] {
+        let counts = [
+            ("an expired grant", expiredGrants), ("an expired refusal", expiredRefusals),
+            ("a grant recorded in the future", grantsFromTheFuture),
+            ("an unanswered category permitted by its region", permittedUnanswered),
+            ("a looser region waiting for the next launch", pendingRegions),
+            ("a grant blocked by the child mark", childBlocks), ("a refusal held by Global Privacy Control", gpcBlocks),
+        ]
+        return counts.filter { $0.1 == 0 }.map(\.0)
     }
 }
 
 /// Runs `steps` on a fresh model and fresh managers; returns the first disagreement, or `nil`.
 func firstDisagreement(_ steps: [ConsentStep]) async -> (index: Int, what: String)? {
+    var coverage = ConsentModelCoverage()
+    return await firstDisagreement(steps, coverage: &coverage)
+}
+
+/// Runs `steps` like ``firstDisagreement(_:)``, adding what the model reached after each step to `coverage`.
+func firstDisagreement(
+    _ steps: [ConsentStep], coverage: inout ConsentModelCoverage
+) async -> (index: Int, what: String)? {
     var model = ConsentModel()
     let system = ConsentSystem()
     for (index, step) in steps.enumerated() {
         model.apply(step)
         await system.apply(step)
         if let what = await disagreement(model, system) { return (index, what) }
+        coverage.observe(model)
     }
     return nil
 }
@@ -171,8 +260,11 @@ private func disagreement(_ model: ConsentModel, _ system: ConsentSystem) async 
         if real != expected { return "reason: \(real) \(real.withholdingConsent), model \(expected)" }
     }
     for category in ConsentModel.categories {
-        let real = await system.consent.status(for: category)
-        if real != model.status(category) { return "\(category): \(real), model \(model.status(category))" }
+        let real = await system.consent.decision(for: category)
+        if real.status != model.status(category) { return "\(category): \(real), model \(model.status(category))" }
+        if real.isPermitted != model.isPermitted(category) {
+            return "\(category) permitted: \(real.isPermitted), model \(model.isPermitted(category))"
+        }
     }
     let identifier = await system.tracking.advertisingIdentifier
     if (identifier != nil) != model.advertisingIdentifierIsHandedOut {
@@ -207,12 +299,13 @@ func shrink(_ steps: [ConsentStep]) async -> [ConsentStep] {
     @Test func randomSequencesMatchTheReferenceModel() async {
         let baseSeed = UInt64(ProcessInfo.processInfo.environment["FEATUREGATE_MODEL_SEED"] ?? "") ?? 0x5EED_0010
         var steps = 0
+        var coverage = ConsentModelCoverage()
         for offset in 0..<UInt64(Self.sequences) {
             let seed = baseSeed &+ offset
             var generator = SeededGenerator(seed: seed)
             let sequence = (0..<Self.stepsPerSequence).map { _ in ConsentStep.random(using: &generator) }
             steps += sequence.count
-            guard let failure = await firstDisagreement(sequence) else { continue }
+            guard let failure = await firstDisagreement(sequence, coverage: &coverage) else { continue }
             let shortest = await shrink(Array(sequence.prefix(failure.index + 1)))
             let replay = await firstDisagreement(shortest)
             Issue.record(
@@ -224,6 +317,9 @@ func shrink(_ steps: [ConsentStep]) async -> [ConsentStep] {
             return
         }
         #expect(steps == Self.sequences * Self.stepsPerSequence)
+        if Self.sequences >= 200 {
+            #expect(coverage.unreached == [], "the random sequences never reached these situations")
+        }
     }
 
     @Test func theModelCatchesAGateThatForgetsARefusal() async {
@@ -264,7 +360,7 @@ func shrink(_ steps: [ConsentStep]) async -> [ConsentStep] {
                     for _ in 0..<500 {
                         let step = ConsentStep.random(using: &generator)
                         switch step {
-                        case .relaunch, .failNextLedgerAppend, .failNextSave, .corruptStore: continue
+                        case .relaunch, .failNextLedgerAppend, .failNextSave, .corruptStore, .clock, .region: continue
                         default: await system.apply(step)
                         }
                     }
@@ -273,14 +369,15 @@ func shrink(_ steps: [ConsentStep]) async -> [ConsentStep] {
         }
         let privacy = system.privacy
         let statuses = await system.consent.allStatuses
+        let decisions = await system.consent.decisions
         let effective = privacy.enabledFeatures
         for reason in privacy.reasons() {
             #expect(reason.isEnabled == effective.contains(reason.feature), "seed \(seed): \(reason)")
             for (category, features) in ConsentPolicy.default.features where features.contains(reason.feature) {
-                let status = statuses[category] ?? .unknown
+                let decision = decisions[category]
                 #expect(
-                    (reason.withholdingConsent[category] != nil) == (status != .granted),
-                    "seed \(seed): \(reason) with \(category) \(status)")
+                    (reason.withholdingConsent[category] != nil) == !(decision?.isPermitted ?? false),
+                    "seed \(seed): \(reason) with \(String(describing: decision))")
             }
         }
         privacy.remoteDisabledFeatures = []

@@ -97,4 +97,34 @@ import Testing
         let final = await consent.allStatuses
         #expect(await eventually { settings.entries.allSatisfy { final[$0.category] == $0.status } })
     }
+
+    @Test func theDashboardShowsExpiryBlockersAndTheFeaturesOfEachCategory() async throws {
+        let clock = LockedValue(ConsentModel.start)
+        let policy = ConsentModel.policy(version: 1)
+        let privacy = PrivacyManager(
+            configuration: PrivacyConfiguration(enabledFeatures: .all), store: InMemoryFeatureStore(),
+            consentPolicy: policy)
+        let consent = ConsentManager(
+            privacy: privacy, ledger: InMemoryConsentLedger(), region: ConsentRegion("US"),
+            now: { clock.withLock { $0 } })
+        let settings = await ConsentSettings(consent: consent)
+        await settings.set(.granted, for: .analytics)
+        #expect(
+            await eventually { settings.detail(for: .analytics)?.decision.source == .user })
+        let analytics = try #require(settings.detail(for: .analytics))
+        #expect(analytics.decision.expiresAt == ConsentModel.start.addingTimeInterval(395 * 86_400))
+        #expect(analytics.features.map(\.feature) == [.analytics, .tagsAndAttributes])
+        #expect(analytics.features.allSatisfy { $0.isEnabled })
+
+        await consent.setChild(true)
+        await settings.reload()
+        #expect(settings.detail(for: .advertising)?.decision.blocker == .child)
+
+        clock.withLock { $0 = $0.addingTimeInterval(400 * 86_400) }
+        await settings.reload()
+        #expect(await eventually { settings.status(for: .analytics) == .expired })
+        let expired = try #require(settings.detail(for: .analytics))
+        #expect(expired.decision.askReason == .grantExpired)
+        #expect(expired.decision.isPermitted)  // opt-out in the US
+    }
 }
