@@ -14,18 +14,7 @@ import FuzzDriver
 
 let name = "config-structure-fuzzer"
 let arguments = Array(CommandLine.arguments.dropFirst())
-if arguments.first == "--write-document" {
-    guard arguments.count == 3 else { FuzzDriver.fail(name, "usage: \(name) --write-document RECIPE FILE") }
-    guard let recipe = FileManager.default.contents(atPath: arguments[1]) else {
-        FuzzDriver.fail(name, "cannot read \(arguments[1])")
-    }
-    do {
-        try Data(ConfigDocumentGenerator.document(from: recipe)).write(to: URL(filePath: arguments[2]))
-    } catch {
-        FuzzDriver.fail(name, "cannot write \(arguments[2]): \(error)")
-    }
-    exit(0)
-}
+FuzzDriver.writeDocumentIfAsked(name, arguments: arguments) { ConfigDocumentGenerator.document(from: $0) }
 // Every input, fuzzed or replayed, is a recipe: the document made from it is what the reader sees.
 FuzzDriver.run(name, arguments: arguments) { recipe in
     ConfigFuzz.run(Data(ConfigDocumentGenerator.document(from: recipe)))

@@ -59,6 +59,23 @@ public enum FuzzDriver {
         #endif
     }
 
+    /// For a structure-aware target: with the arguments `--write-document RECIPE FILE`, writes the document
+    /// `document` makes from the recipe in RECIPE to FILE and exits (0, or 2 when a file cannot be read or written),
+    /// so a person can look at what a corpus entry or a crash reproducer stands for. Returns for any other arguments.
+    public static func writeDocumentIfAsked(_ name: String, arguments: [String], document: (Data) -> [UInt8]) {
+        guard arguments.first == "--write-document" else { return }
+        guard arguments.count == 3 else { fail(name, "usage: \(name) --write-document RECIPE FILE") }
+        guard let recipe = FileManager.default.contents(atPath: arguments[1]) else {
+            fail(name, "cannot read \(arguments[1])")
+        }
+        do {
+            try Data(document(recipe)).write(to: URL(filePath: arguments[2]))
+        } catch {
+            fail(name, "cannot write \(arguments[2]): \(error)")
+        }
+        exit(0)
+    }
+
     /// Prints `message` to standard error as `name: message` and exits with status 2.
     public static func fail(_ name: String, _ message: String) -> Never {
         FileHandle.standardError.write(Data("\(name): \(message)\n".utf8))

@@ -13,18 +13,7 @@ import RemoteFuzzing
 
 let name = "remote-fuzzer"
 let arguments = Array(CommandLine.arguments.dropFirst())
-if arguments.first == "--write-document" {
-    guard arguments.count == 3 else { FuzzDriver.fail(name, "usage: \(name) --write-document RECIPE FILE") }
-    guard let recipe = FileManager.default.contents(atPath: arguments[1]) else {
-        FuzzDriver.fail(name, "cannot read \(arguments[1])")
-    }
-    do {
-        try Data(RemotePayloadGenerator.document(from: recipe)).write(to: URL(filePath: arguments[2]))
-    } catch {
-        FuzzDriver.fail(name, "cannot write \(arguments[2]): \(error)")
-    }
-    exit(0)
-}
+FuzzDriver.writeDocumentIfAsked(name, arguments: arguments) { RemotePayloadGenerator.document(from: $0) }
 FuzzDriver.run(name, arguments: arguments) { recipe in
     RemoteFuzz.run(Data(RemotePayloadGenerator.document(from: recipe)))
     RemoteFuzz.run(recipe, versionPairs: 1)
