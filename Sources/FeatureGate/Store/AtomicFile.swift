@@ -37,6 +37,16 @@ public struct FileStoreError: Error, Sendable, Hashable, CustomStringConvertible
 /// one: write a temporary file in the same directory, flush it to the disk (`fsync`; on Darwin `F_FULLFSYNC`,
 /// since there `fsync` leaves the data in the drive's cache), `rename` it over the target, `fsync` the directory.
 package enum AtomicFile {
+    /// How far a write must reach before it returns.
+    ///
+    /// On Linux both are `fsync`. On Darwin `fsync` leaves the data in the drive's volatile cache: `full`
+    /// (`F_FULLFSYNC`, milliseconds) writes it through, for what must survive a power loss, a refusal or a
+    /// revocation above all; `ordered` (`F_BARRIERFSYNC`) only orders it before later writes, so a crash leaves
+    /// the old or the new contents, for a write whose loss fails closed (an enable) or costs nothing.
+    package enum Durability: Sendable {
+        case full, ordered
+    }
+
     private static let temporaryCounter = Atomic<Int>(0)
 
     /// Reads the whole file, or returns `nil` when it does not exist. Creates nothing.
@@ -64,7 +74,9 @@ package enum AtomicFile {
     ///
     /// The directory is created (with intermediate directories) only if the first attempt finds it missing.
     /// The file is created readable and writable by its owner only.
-    package static func write(_ data: Data, to url: URL) throws(FileStoreError) {
+    package static func write(
+        _ data: Data, to url: URL, durability: Durability = .full
+    ) throws(FileStoreError) {
         let path = url.path(percentEncoded: false)
         let directory = url.deletingLastPathComponent().path(percentEncoded: false)
         let temporary =
@@ -91,7 +103,9 @@ package enum AtomicFile {
                 return nil
             }
             if let writeError { throw FileStoreError(path: temporary, operation: .write, code: writeError) }
-            if flushToDisk(fd) != 0 { throw FileStoreError(path: temporary, operation: .sync, code: errno) }
+            if flushToDisk(fd, durability) != 0 {
+                throw FileStoreError(path: temporary, operation: .sync, code: errno)
+            }
             close(fd)
             fd = -1
             if rename(temporary, path) != 0 { throw FileStoreError(path: path, operation: .rename, code: errno) }
@@ -100,7 +114,7 @@ package enum AtomicFile {
             unlink(temporary)
             throw error
         }
-        syncDirectory(directory)
+        syncDirectory(directory, durability)
     }
 
     /// Deletes the file. A file that does not exist is not an error.
@@ -109,7 +123,7 @@ package enum AtomicFile {
         if unlink(path) != 0 && errno != ENOENT {
             throw FileStoreError(path: path, operation: .remove, code: errno)
         }
-        syncDirectory(url.deletingLastPathComponent().path(percentEncoded: false))
+        syncDirectory(url.deletingLastPathComponent().path(percentEncoded: false), .full)
     }
 
     private static func openForCreate(_ path: String) -> Int32 {
@@ -133,21 +147,20 @@ package enum AtomicFile {
         }
     }
 
-    /// Flushes the file's data to the disk. On Darwin `fsync` only hands it to the drive, which may keep it in a
-    /// volatile cache; `F_FULLFSYNC` asks the drive to write it through. Where the file system does not support
-    /// that, `fsync` is the best there is.
-    private static func flushToDisk(_ fd: Int32) -> Int32 {
+    /// Flushes the file (or directory) as ``Durability`` says. Where the file system supports neither `fcntl`,
+    /// `fsync` is the best there is.
+    private static func flushToDisk(_ fd: Int32, _ durability: Durability) -> Int32 {
         #if canImport(Darwin)
-        if fcntl(fd, F_FULLFSYNC) == 0 { return 0 }
+        if fcntl(fd, durability == .full ? F_FULLFSYNC : F_BARRIERFSYNC) == 0 { return 0 }
         #endif
         return fsync(fd)
     }
 
     /// Makes a rename or unlink in `path` durable. Best effort: some file systems refuse to sync directories.
-    private static func syncDirectory(_ path: String) {
+    private static func syncDirectory(_ path: String, _ durability: Durability) {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return }
-        _ = fsync(fd)
+        _ = flushToDisk(fd, durability)
         close(fd)
     }
 

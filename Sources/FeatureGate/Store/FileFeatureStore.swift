@@ -8,9 +8,15 @@ import Foundation
 ///
 /// The file and its directory are created on the first save, not before: a manager that never changes its
 /// features never creates them. Loading a file that does not exist returns `nil` without creating anything.
+///
+/// On Darwin a save that takes anything away (a flag turned off, a consent refusal) is written through the drive's
+/// cache (`F_FULLFSYNC`) before it returns; one that only adds (an enable) is only ordered (`F_BARRIERFSYNC`):
+/// lost to a power cut, it leaves the older, less enabled record, which fails closed.
 public struct FileFeatureStore: FeatureStore, CustomStringConvertible {
     /// The file that holds the record.
     public let url: URL
+    /// The record last read or written here: what the next save is compared with.
+    private let lastRecord = LockedValue<FeatureStateRecord?>(nil)
 
     /// Creates a store backed by the file at `url`. Touches nothing on disk.
     ///
@@ -23,14 +29,33 @@ public struct FileFeatureStore: FeatureStore, CustomStringConvertible {
     ///
     /// - Throws: ``FileStoreError`` when the file exists but cannot be read.
     public func load() throws -> Data? {
-        try AtomicFile.read(at: url)
+        let data = try AtomicFile.read(at: url)
+        lastRecord.withLock { $0 = data.flatMap { try? FeatureStateRecord(decoding: $0) } }
+        return data
     }
 
     /// Writes `record` to the file atomically, creating the directory if needed.
     ///
     /// - Throws: ``FileStoreError`` naming the path, the operation and the system error.
     public func save(_ record: Data) throws {
-        try AtomicFile.write(record, to: url)
+        let new = try? FeatureStateRecord(decoding: record)
+        let durability = Self.durability(replacing: lastRecord.withLock { $0 }, with: new)
+        try AtomicFile.write(record, to: url, durability: durability)
+        lastRecord.withLock { $0 = new }
+    }
+
+    /// `ordered` only when `new` takes nothing away from `old`: no flag leaves the enabled or decided set, every
+    /// newly decided flag is on, no consent category is newly refused. Anything unknown is `full`.
+    package static func durability(
+        replacing old: FeatureStateRecord?, with new: FeatureStateRecord?
+    ) -> AtomicFile.Durability {
+        guard let old, let new else { return .full }
+        let onlyAdds =
+            new.enabledFeatures.isSuperset(of: old.enabledFeatures)
+            && new.decidedFeatures.isSuperset(of: old.decidedFeatures)
+            && new.enabledFeatures.isSuperset(of: new.decidedFeatures.subtracting(old.decidedFeatures))
+            && new.deniedConsentCategories.isSubset(of: old.deniedConsentCategories)
+        return onlyAdds ? .ordered : .full
     }
 
     /// Deletes the file. Does nothing when it does not exist.
@@ -38,6 +63,7 @@ public struct FileFeatureStore: FeatureStore, CustomStringConvertible {
     /// - Throws: ``FileStoreError`` when the file exists but cannot be deleted.
     public func remove() throws {
         try AtomicFile.remove(at: url)
+        lastRecord.withLock { $0 = nil }
     }
 
     /// The file's path.
