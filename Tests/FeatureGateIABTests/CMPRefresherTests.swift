@@ -14,7 +14,9 @@ private final class HeldClock: Sendable {
 
     /// Lets every current sleeper wake.
     func advance() {
-        for sleeper in sleepers.withLock({ sleepers in defer { sleepers = [] }; return sleepers }) { sleeper.resume() }
+        for sleeper in sleepers.withLock({ sleepers in
+            defer { sleepers = [] }; return sleepers
+        }) { sleeper.resume() }
     }
 }
 

@@ -23,7 +23,9 @@ private struct LockedDefaults: DefaultsReader {
         #expect(
             AirshipMigration.storedKeys(appKey: Self.appKey).last
                 == "com.urbanairship.APPKEY123.com.urbanairship.privacymanager.enabledfeatures")
-        #expect(AirshipMigration.settingsSuiteName(bundleIdentifier: "com.example.app") == "com.example.app.airship.settings")
+        #expect(
+            AirshipMigration.settingsSuiteName(bundleIdentifier: "com.example.app")
+                == "com.example.app.airship.settings")
     }
 
     @Test func aStoredIntegerBecomesDecidedFlagsOnce() throws {
@@ -32,7 +34,8 @@ private struct LockedDefaults: DefaultsReader {
         let result = try AirshipMigration.migrate(appKey: Self.appKey, from: airship, into: store)
         #expect(result.outcome == .migrated([.push, .analytics]))
         #expect(result.diagnostics.isEmpty)
-        #expect(try stored(store.load()) == FeatureStateRecord(enabledFeatures: [.push, .analytics], decidedFeatures: .all))
+        #expect(
+            try stored(store.load()) == FeatureStateRecord(enabledFeatures: [.push, .analytics], decidedFeatures: .all))
 
         // Once: a later launch (or a choice made in FeatureGate since) is never overwritten.
         let later: [String: StoredDefaultsValue] = [Self.key: .integer(0)]
@@ -92,7 +95,8 @@ private struct LockedDefaults: DefaultsReader {
 
     @Test func nothingStoredWritesNothing() throws {
         let store = InMemoryFeatureStore()
-        let result = try AirshipMigration.migrate(appKey: Self.appKey, from: [String: StoredDefaultsValue](), into: store)
+        let result = try AirshipMigration.migrate(
+            appKey: Self.appKey, from: [String: StoredDefaultsValue](), into: store)
         #expect(result.outcome == .nothingStored)
         #expect(try store.load() == nil)
     }

@@ -10,9 +10,11 @@ import Testing
         #expect(FileFeatureStore.durability(replacing: old, with: old) == .ordered)
         let enabled = Record(enabledFeatures: [.analytics, .push], decidedFeatures: [.analytics, .push])
         #expect(FileFeatureStore.durability(replacing: old, with: enabled) == .ordered)
-        let newlyDecidedOn = Record(enabledFeatures: [.analytics, .contacts], decidedFeatures: [.analytics, .push, .contacts])
+        let newlyDecidedOn = Record(
+            enabledFeatures: [.analytics, .contacts], decidedFeatures: [.analytics, .push, .contacts])
         #expect(FileFeatureStore.durability(replacing: old, with: newlyDecidedOn) == .ordered)
-        let withRefusal = Record(enabledFeatures: .analytics, decidedFeatures: .analytics, deniedConsentCategories: [.advertising])
+        let withRefusal = Record(
+            enabledFeatures: .analytics, decidedFeatures: .analytics, deniedConsentCategories: [.advertising])
         let refusalLifted = Record(enabledFeatures: .analytics, decidedFeatures: .analytics)
         #expect(FileFeatureStore.durability(replacing: withRefusal, with: refusalLifted) == .ordered)
     }
@@ -21,7 +23,8 @@ import Testing
         let old = Record(enabledFeatures: [.analytics, .push], decidedFeatures: [.analytics, .push])
         let disabled = Record(enabledFeatures: .push, decidedFeatures: [.analytics, .push])
         let undecided = Record(enabledFeatures: .push, decidedFeatures: .push)
-        let newlyDecidedOff = Record(enabledFeatures: [.analytics, .push], decidedFeatures: [.analytics, .push, .contacts])
+        let newlyDecidedOff = Record(
+            enabledFeatures: [.analytics, .push], decidedFeatures: [.analytics, .push, .contacts])
         let refused = Record(
             enabledFeatures: [.analytics, .push], decidedFeatures: [.analytics, .push],
             deniedConsentCategories: [.analytics])

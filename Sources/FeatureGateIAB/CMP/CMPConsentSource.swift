@@ -68,7 +68,8 @@ public actor CMPConsentSource {
     public func refresh() async -> Refresh {
         await serially { source in
             guard source.keys.isReadable else {
-                return Refresh(consent: CMPConsent(keys: [:]), records: [], recordingErrors: [], keysWereUnreadable: true)
+                return Refresh(
+                    consent: CMPConsent(keys: [:]), records: [], recordingErrors: [], keysWereUnreadable: true)
             }
             return await source.apply(CMPKey.snapshot(of: source.keys))
         }

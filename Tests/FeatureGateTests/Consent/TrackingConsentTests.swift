@@ -74,7 +74,8 @@ import Testing
     }
 
     @Test func withoutAUsageDescriptionTheAppIsNotPromptedAndTheStatusStaysNotDetermined() async throws {
-        let authorizer = ScriptedTrackingAuthorizer(status: .notDetermined, answer: .authorized, hasUsageDescription: false)
+        let authorizer = ScriptedTrackingAuthorizer(
+            status: .notDetermined, answer: .authorized, hasUsageDescription: false)
         let consent = ConsentManager(privacy: manager([]), ledger: InMemoryConsentLedger())
         let outcome = try await TrackingConsent(authorizer: authorizer, consent: consent).requestIfNeeded()
         #expect(outcome == .missingUsageDescription)
