@@ -28,7 +28,7 @@ python3 - "$work" "$(uname -s)" <<'PY'
 import glob, os, re, sys
 
 work, system = sys.argv[1], sys.argv[2]
-LIBRARIES = ["FeatureGate", "FeatureGateConfig", "FeatureGateIAB", "NoopRuntime"]
+LIBRARIES = ["FeatureGate", "FeatureGateConfig", "FeatureGateIAB", "FeatureGateTracking", "NoopRuntime"]
 files = ["README.md"] + sorted(glob.glob("Sources/*/*.docc/*.md"))
 marker = re.compile(r"^<!--\s*snippet:\s*(continues|apple-only|skip)\s*(?::\s*(.*?))?\s*-->\s*$")
 programs, skipped = [], []

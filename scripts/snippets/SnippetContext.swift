@@ -30,6 +30,8 @@ public var client: any Transport { standIn() }
 public var request: TransportRequest { standIn() }
 public func showConsentDialog() async -> Bool { standIn() }
 public func log(_ message: String) {}
+public func report(_ diagnostic: some CustomStringConvertible) {}
+public var airshipAppKey: String { standIn() }
 
 /// An app's analytics subsystem (README).
 public final class AnalyticsSubsystem: Subsystem {
