@@ -1,4 +1,5 @@
 import FeatureGate
+import Foundation
 import Testing
 
 /// Which saves pay for `F_FULLFSYNC` on Darwin: every one that takes anything away.
@@ -37,5 +38,23 @@ import Testing
         let record = Record(enabledFeatures: .analytics)
         #expect(FileFeatureStore.durability(replacing: nil, with: record) == .full)
         #expect(FileFeatureStore.durability(replacing: record, with: nil) == .full)
+    }
+
+    @Test func theStoreComparesWithWhatItLastReadOrWrote() throws {
+        let directory = FileManager.default.temporaryDirectory.appending(path: "durability-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let url = directory.appending(path: "state.json")
+        let both = Record(enabledFeatures: [.analytics, .push], decidedFeatures: [.analytics, .push])
+        let pushOnly = Record(enabledFeatures: .push, decidedFeatures: [.analytics, .push])
+        try FileFeatureStore(url: url).save(both.encoded())
+
+        let store = FileFeatureStore(url: url)
+        #expect(store.durability(ofSaving: both) == .full, "nothing read yet: unknown")
+        _ = try store.load()
+        #expect(store.durability(ofSaving: pushOnly) == .full)
+        #expect(store.durability(ofSaving: both) == .ordered)
+        try store.save(pushOnly.encoded())
+        #expect(store.durability(ofSaving: both) == .ordered, "compared with the record written")
+        #expect(store.durability(ofSaving: Record(enabledFeatures: [], decidedFeatures: [.analytics, .push])) == .full)
     }
 }

@@ -34,8 +34,8 @@ public struct FileStoreError: Error, Sendable, Hashable, CustomStringConvertible
 /// Whole-file reads and crash-safe replacements, shared by every file-backed part of the package.
 ///
 /// `FileManager.replaceItemAt` is not used: on Linux it can lose the file. The sequence here is the classic
-/// one: write a temporary file in the same directory, flush it to the disk (`fsync`; on Darwin `F_FULLFSYNC`,
-/// since there `fsync` leaves the data in the drive's cache), `rename` it over the target, `fsync` the directory.
+/// one: write a temporary file in the same directory, flush it to the disk (`fsync`; on Darwin `F_FULLFSYNC` or
+/// `F_BARRIERFSYNC`, see ``Durability``), `rename` it over the target, flush the directory the same way.
 package enum AtomicFile {
     /// How far a write must reach before it returns.
     ///

@@ -39,9 +39,13 @@ public struct FileFeatureStore: FeatureStore, CustomStringConvertible {
     /// - Throws: ``FileStoreError`` naming the path, the operation and the system error.
     public func save(_ record: Data) throws {
         let new = try? FeatureStateRecord(decoding: record)
-        let durability = Self.durability(replacing: lastRecord.withLock { $0 }, with: new)
-        try AtomicFile.write(record, to: url, durability: durability)
+        try AtomicFile.write(record, to: url, durability: durability(ofSaving: new))
         lastRecord.withLock { $0 = new }
+    }
+
+    /// How durable saving `new` now must be, against the record last read or written here.
+    package func durability(ofSaving new: FeatureStateRecord?) -> AtomicFile.Durability {
+        Self.durability(replacing: lastRecord.withLock { $0 }, with: new)
     }
 
     /// `ordered` only when `new` takes nothing away from `old`: no flag leaves the enabled or decided set, every
