@@ -1,12 +1,11 @@
 import FeatureGate
 import FeatureGateIAB
 import Foundation
-import Synchronization
 import Testing
 
 /// A clock for the refresher's settle wait: every sleeper waits until the test lets time pass.
 private final class HeldClock: Sendable {
-    private let sleepers = Mutex<[CheckedContinuation<Void, Never>]>([])
+    private let sleepers = LockedValue<[CheckedContinuation<Void, Never>]>([])
 
     func sleep(_ duration: Duration) async {
         await withCheckedContinuation { continuation in sleepers.withLock { $0.append(continuation) } }
@@ -22,7 +21,7 @@ private final class HeldClock: Sendable {
 
 /// Keys a test writes while counting how often a snapshot reads them.
 private final class CountingCMPKeys: CMPKeyValueSource {
-    private let state = Mutex<(values: [String: CMPValue], reads: Int, readable: Bool)>(([:], 0, true))
+    private let state = LockedValue<(values: [String: CMPValue], reads: Int, readable: Bool)>(([:], 0, true))
 
     func set(_ values: [String: CMPValue]) { state.withLock { $0.values = values } }
     var readable: Bool {

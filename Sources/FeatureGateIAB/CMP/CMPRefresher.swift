@@ -1,5 +1,4 @@
 import FeatureGate
-import Synchronization
 
 /// Refreshes a ``CMPConsentSource`` when told that its keys changed: one refresh at a time, once the keys settle.
 ///
@@ -18,7 +17,7 @@ public final class CMPRefresher: Sendable {
         var stopped = false
     }
 
-    private let state = Mutex(State())
+    private let state = LockedValue(State())
     private let source: CMPConsentSource
     private let settle: Duration
     private let sleep: @Sendable (Duration) async -> Void

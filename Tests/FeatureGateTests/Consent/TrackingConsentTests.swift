@@ -1,6 +1,5 @@
 import FeatureGate
 import Foundation
-import Synchronization
 import Testing
 
 @Suite struct TrackingConsentTests {
@@ -115,7 +114,7 @@ import Testing
 
 /// A counter safe to bump from many tasks.
 private final class LockedCounter: Sendable {
-    private let count = Mutex(0)
+    private let count = LockedValue(0)
     var value: Int { count.withLock { $0 } }
     func increment() { count.withLock { $0 += 1 } }
 }
@@ -124,7 +123,7 @@ private final class LockedCounter: Sendable {
 /// other callers arrive.
 private final class HeldPromptAuthorizer: TrackingAuthorizer {
     private let scripted: ScriptedTrackingAuthorizer
-    private let answered = Mutex<(done: Bool, waiting: [CheckedContinuation<Void, Never>])>((false, []))
+    private let answered = LockedValue<(done: Bool, waiting: [CheckedContinuation<Void, Never>])>((false, []))
 
     init(_ scripted: ScriptedTrackingAuthorizer) { self.scripted = scripted }
 
