@@ -31,7 +31,9 @@ let package = Package(
         // The system adapter for App Tracking Transparency; empty where the framework does not exist (Linux).
         .target(name: "FeatureGateTracking", dependencies: ["FeatureGate"]),
         // Consent-platform signals: IAB TCF v2.2, US Privacy and GPP strings, the CMP's keys, Consent Mode.
-        .target(name: "FeatureGateIAB", dependencies: ["FeatureGate"]),
+        // Declares UserDefaults (CA92.1), used by UserDefaultsCMPKeySource on Apple platforms; nothing else.
+        .target(
+            name: "FeatureGateIAB", dependencies: ["FeatureGate"], resources: [.copy("PrivacyInfo.xcprivacy")]),
         // The server's kill switch: Airship remote-data payloads and the refresher that fetches them.
         .target(name: "FeatureGateRemote", dependencies: ["FeatureGate", "NoopRuntime"]),
         .executableTarget(

@@ -26,7 +26,12 @@ REASONS = {
 
 manifest_text = open("Package.swift").read()
 failures = []
-for target in ("FeatureGate", "FeatureGateConfig", "NoopRuntime", "FeatureGateTracking"):
+# Every library target: the library products' targets, read from Package.swift, so a new one cannot be missed.
+products = re.findall(r'\.library\(\s*name:\s*"[^"]+",\s*targets:\s*\[([^\]]*)\]', manifest_text)
+targets = sorted({name for group in products for name in re.findall(r'"([^"]+)"', group)})
+if not targets:
+    sys.exit("error: no library targets found in Package.swift")
+for target in targets:
     root = os.path.join("Sources", target)
     used = set()
     for directory, _, files in os.walk(root):

@@ -14,11 +14,11 @@ func applyCMPKeys(_ path: String, to consent: ConsentManager, notes: inout [Stri
         return " — cannot read \(path) as a JSON object of CMP keys; nothing applied"
     }
     var keys: [String: CMPValue] = [:]
-    for (key, value) in object {
-        if let string = value as? String {
-            keys[key] = .string(string)
-        } else if let number = value as? NSNumber {
-            keys[key] = .number(number.intValue)
+    for (key, value) in object.sorted(by: { $0.key < $1.key }) {
+        do {
+            keys[key] = try CMPValue(foundationValue: value)
+        } catch {
+            notes.append("\(key): \(error); ignored")
         }
     }
     let source = CMPConsentSource(consentManager: consent, keys: keys)

@@ -159,6 +159,8 @@ final class DemoSDK: Sendable {
             return "not prompted, already \(current): advertising consent \(current.advertisingConsent)"
         case .notShown:
             return "prompt not shown (app not active): advertising consent unchanged"
+        case .missingUsageDescription:
+            return "not prompted (no NSUserTrackingUsageDescription): advertising consent unchanged"
         }
     }
 

@@ -360,22 +360,11 @@ enum TCFApplyCommand: ToolCommand {
                     CMPDiagnostic(severity: .warning, key: key, message: "not a key FeatureGate reads; ignored"))
                 continue
             }
-            if let string = value as? String {
-                keys[key] = .string(string)
-            } else if let number = value as? NSNumber, String(cString: number.objCType) != "c",
-                let integer = Int(exactly: number.doubleValue)
-            {
-                // JSON true and false arrive as NSNumbers of type "c"; they are not numbers a CMP writes.
-                keys[key] = .number(integer)
-            } else {
-                let isBoolean = (value as? NSNumber).map { String(cString: $0.objCType) == "c" } ?? false
+            do {
+                keys[key] = try CMPValue(foundationValue: value)
+            } catch {
                 diagnostics.append(
-                    CMPDiagnostic(
-                        severity: .error, key: key,
-                        message:
-                            "found \(isBoolean ? "a Boolean" : UntrustedText.escaped("\(value)")), "
-                            + "expected a whole number or a string; "
-                            + "ignored, failing closed"))
+                    CMPDiagnostic(severity: .error, key: key, message: "\(error); ignored, failing closed"))
             }
         }
         return keys

@@ -29,6 +29,12 @@ public struct SystemTrackingAuthorizer: TrackingAuthorizer {
         Self.map(await Self.requestOnMainActor())
     }
 
+    /// Whether the main bundle's `Info.plist` has a non-empty `NSUserTrackingUsageDescription`.
+    public var hasUsageDescription: Bool {
+        let description = Bundle.main.object(forInfoDictionaryKey: "NSUserTrackingUsageDescription") as? String
+        return !(description ?? "").isEmpty
+    }
+
     /// `ASIdentifierManager.shared().advertisingIdentifier`: all zeros unless tracking is authorized. `nil` where
     /// AdSupport is not available (visionOS).
     public var rawAdvertisingIdentifier: UUID? {

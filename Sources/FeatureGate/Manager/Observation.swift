@@ -2,7 +2,7 @@
 public final class ObservationToken: Sendable {
     private let onCancel: LockedValue<(@Sendable () -> Void)?>
 
-    init(onCancel: @escaping @Sendable () -> Void) {
+    package init(onCancel: @escaping @Sendable () -> Void) {
         self.onCancel = LockedValue(onCancel)
     }
 

@@ -158,9 +158,19 @@ package struct TreeRemoval: Sendable {
 ///
 /// Replacements are crash-safe. `FileManager.replaceItemAt` is not used: on Linux it can lose the file. The
 /// sequence is the classic one: write a temporary file in the same directory, flush it to the disk (`fsync`; on
-/// Darwin `F_FULLFSYNC`, since there `fsync` leaves the data in the drive's cache), `rename` it over the target,
-/// `fsync` the directory.
+/// Darwin `F_FULLFSYNC` or `F_BARRIERFSYNC`, see ``Durability``), `rename` it over the target, flush the directory
+/// the same way.
 package enum AtomicFile {
+    /// How far a write must reach before it returns.
+    ///
+    /// On Linux both are `fsync`. On Darwin `fsync` leaves the data in the drive's volatile cache: `full`
+    /// (`F_FULLFSYNC`, milliseconds) writes it through, for what must survive a power loss, a refusal or a
+    /// revocation above all; `ordered` (`F_BARRIERFSYNC`) only orders it before later writes, so a crash leaves
+    /// the old or the new contents, for a write whose loss fails closed (an enable) or costs nothing.
+    package enum Durability: Sendable {
+        case full, ordered
+    }
+
     private static let temporaryCounter = Atomic<Int>(0)
     /// The longest file name the file systems the package runs on accept, in bytes (`NAME_MAX`).
     package static let maximumNameLength = 255
@@ -236,12 +246,14 @@ package enum AtomicFile {
     /// Missing directories are created (owner-only) only if the first attempt finds them missing. The file is
     /// created readable and writable by its owner only. Whatever is at the target (a symbolic link included) is
     /// replaced, never written through; a directory there is an error.
-    package static func write(_ data: Data, to url: URL) throws(FileStoreError) {
-        try write(data, to: FileLocation(file: url))
+    package static func write(_ data: Data, to url: URL, durability: Durability = .full) throws(FileStoreError) {
+        try write(data, to: FileLocation(file: url), durability: durability)
     }
 
-    /// Replaces the file at `location` with `data`; see ``write(_:to:)-(_,URL)``.
-    package static func write(_ data: Data, to location: FileLocation) throws(FileStoreError) {
+    /// Replaces the file at `location` with `data`; see `write(_:to:durability:)`.
+    package static func write(
+        _ data: Data, to location: FileLocation, durability: Durability = .full
+    ) throws(FileStoreError) {
         try withDirectory(location, create: true) { (directory, name) throws(FileStoreError) in
             guard let directory else { return }
             let temporary = temporaryName(for: name)
@@ -265,7 +277,9 @@ package enum AtomicFile {
                     return nil
                 }
                 if let writeError { throw FileStoreError(path: temporaryPath, operation: .write, code: writeError) }
-                if flushToDisk(fd) != 0 { throw FileStoreError(path: temporaryPath, operation: .sync, code: errno) }
+                if flushToDisk(fd, durability) != 0 {
+                    throw FileStoreError(path: temporaryPath, operation: .sync, code: errno)
+                }
                 close(fd)
                 fd = -1
                 if renameat(directory, temporary, directory, name) != 0 {
@@ -276,7 +290,7 @@ package enum AtomicFile {
                 unlinkat(directory, temporary, 0)
                 throw error
             }
-            _ = fsync(directory)
+            _ = flushToDisk(directory, durability)
         }
     }
 
@@ -297,7 +311,7 @@ package enum AtomicFile {
         return "." + kept + suffix
     }
 
-    /// Whether `name` is a temporary file of ``write(_:to:)-(_,URL)``: `.NAME.tmp-PID-N`.
+    /// Whether `name` is a temporary file of `write(_:to:durability:)`: `.NAME.tmp-PID-N`.
     package static func isTemporaryName(_ name: String) -> Bool {
         guard name.hasPrefix("."), let marker = name.range(of: temporaryMarker, options: .backwards) else {
             return false
@@ -582,9 +596,9 @@ package enum AtomicFile {
     /// Flushes the file's data to the disk. On Darwin `fsync` only hands it to the drive, which may keep it in a
     /// volatile cache; `F_FULLFSYNC` asks the drive to write it through. Where the file system does not support
     /// that, `fsync` is the best there is.
-    private static func flushToDisk(_ fd: Int32) -> Int32 {
+    private static func flushToDisk(_ fd: Int32, _ durability: Durability) -> Int32 {
         #if canImport(Darwin)
-        if fcntl(fd, F_FULLFSYNC) == 0 { return 0 }
+        if fcntl(fd, durability == .full ? F_FULLFSYNC : F_BARRIERFSYNC) == 0 { return 0 }
         #endif
         return fsync(fd)
     }

@@ -12,6 +12,10 @@ import Foundation
 /// The file is read only if it is a regular file of at most ``maximumRecordSize`` bytes, reached without following a
 /// symbolic link; a link, a FIFO or a larger file is an error (``FileStoreError``) and reads as a corrupt record. A
 /// save replaces whatever is at the path (a link itself, never its target).
+///
+/// On Darwin a save that takes anything away (a flag turned off, a consent refusal) is written through the drive's
+/// cache (`F_FULLFSYNC`) before it returns; one that only adds (an enable) is only ordered (`F_BARRIERFSYNC`):
+/// lost to a power cut, it leaves the older, less enabled record, which fails closed.
 public struct FileFeatureStore: FeatureStore, CustomStringConvertible {
     /// The most bytes a record may take: 1 MiB. A record takes well under a kilobyte, even with every category
     /// of a large policy refused; the limit keeps a huge file from costing more memory than that.
@@ -19,6 +23,8 @@ public struct FileFeatureStore: FeatureStore, CustomStringConvertible {
 
     /// The file that holds the record.
     public let url: URL
+    /// The record last read or written here: what the next save is compared with.
+    private let lastRecord = LockedValue<FeatureStateRecord?>(nil)
 
     /// Creates a store backed by the file at `url`. Touches nothing on disk.
     ///
@@ -31,14 +37,37 @@ public struct FileFeatureStore: FeatureStore, CustomStringConvertible {
     ///
     /// - Throws: ``FileStoreError`` when the file exists but cannot be read.
     public func load() throws -> Data? {
-        try AtomicFile.read(at: url, limit: Self.maximumRecordSize)
+        let data = try AtomicFile.read(at: url, limit: Self.maximumRecordSize)
+        lastRecord.withLock { $0 = data.flatMap { try? FeatureStateRecord(decoding: $0) } }
+        return data
     }
 
     /// Writes `record` to the file atomically, creating the directory if needed.
     ///
     /// - Throws: ``FileStoreError`` naming the path, the operation and the system error.
     public func save(_ record: Data) throws {
-        try AtomicFile.write(record, to: url)
+        let new = try? FeatureStateRecord(decoding: record)
+        try AtomicFile.write(record, to: url, durability: durability(ofSaving: new))
+        lastRecord.withLock { $0 = new }
+    }
+
+    /// How durable saving `new` now must be, against the record last read or written here.
+    package func durability(ofSaving new: FeatureStateRecord?) -> AtomicFile.Durability {
+        Self.durability(replacing: lastRecord.withLock { $0 }, with: new)
+    }
+
+    /// `ordered` only when `new` takes nothing away from `old`: no flag leaves the enabled or decided set, every
+    /// newly decided flag is on, no consent category is newly refused. Anything unknown is `full`.
+    package static func durability(
+        replacing old: FeatureStateRecord?, with new: FeatureStateRecord?
+    ) -> AtomicFile.Durability {
+        guard let old, let new else { return .full }
+        let onlyAdds =
+            new.enabledFeatures.isSuperset(of: old.enabledFeatures)
+            && new.decidedFeatures.isSuperset(of: old.decidedFeatures)
+            && new.enabledFeatures.isSuperset(of: new.decidedFeatures.subtracting(old.decidedFeatures))
+            && new.deniedConsentCategories.isSubset(of: old.deniedConsentCategories)
+        return onlyAdds ? .ordered : .full
     }
 
     /// Deletes the file. Does nothing when it does not exist.
@@ -46,6 +75,7 @@ public struct FileFeatureStore: FeatureStore, CustomStringConvertible {
     /// - Throws: ``FileStoreError`` when the file exists but cannot be deleted.
     public func remove() throws {
         try AtomicFile.remove(at: url)
+        lastRecord.withLock { $0 = nil }
     }
 
     /// The file's path, escaped.

@@ -6,20 +6,32 @@ import Foundation
 /// `UserDefaults` is Apple's required-reason API CA92.1: declare it in your privacy manifest when you use this
 /// store. On Linux, `UserDefaults` writes non-atomically and loses writes without `synchronize()`, so this store
 /// is not offered there; use ``FileFeatureStore``.
+///
+/// A load tells apart a key never written (`nil`), one holding something else (``StoredValueTypeError``: Airship,
+/// for one, keeps an integer) and defaults that cannot be read now (``DefaultsReadError``: pass
+/// `isDataAvailable`, see ``UserDefaultsReader``). The two errors are thrown, so the manager does not take the
+/// configuration as the stored state, nor overwrite the real record with it.
 public struct UserDefaultsFeatureStore: FeatureStore, @unchecked Sendable {
     // UserDefaults is documented as thread-safe but not marked Sendable.
     private let defaults: UserDefaults
+    private let reader: UserDefaultsReader
     /// The key that holds the record.
     public let key: String
 
-    /// Creates a store under `key` in `defaults`.
-    public init(defaults: UserDefaults = .standard, key: String = "com.featuregate.enabled-features") {
+    /// Creates a store under `key` in `defaults`; `isDataAvailable` says whether protected data can be read now.
+    public init(
+        defaults: UserDefaults = .standard, key: String = "com.featuregate.enabled-features",
+        isDataAvailable: @escaping @Sendable () -> Bool = { true }
+    ) {
         self.defaults = defaults
+        self.reader = UserDefaultsReader(defaults, storeName: "UserDefaults", isDataAvailable: isDataAvailable)
         self.key = key
     }
 
-    /// Returns the data under the key, or `nil`.
-    public func load() throws -> Data? { defaults.data(forKey: key) }
+    /// Returns the data under the key, or `nil` when the key is absent.
+    ///
+    /// - Throws: ``StoredValueTypeError`` or ``DefaultsReadError``.
+    public func load() throws -> Data? { try reader.record(forKey: key, store: reader.storeName) }
 
     /// Sets the data under the key.
     public func save(_ record: Data) throws { defaults.set(record, forKey: key) }

@@ -17,6 +17,17 @@ public protocol TrackingAuthorizer: Sendable {
 
     /// The raw advertising identifier, which may be all zeros when tracking is not authorized.
     var rawAdvertisingIdentifier: UUID? { get }
+
+    /// Whether the app declares why it asks (`NSUserTrackingUsageDescription` in its `Info.plist`, not empty).
+    ///
+    /// Without it the system terminates the app when it asks, so ``TrackingConsent/requestIfNeeded()`` does not
+    /// ask. The default implementation answers `true`.
+    var hasUsageDescription: Bool { get }
+}
+
+extension TrackingAuthorizer {
+    /// `true`: an authorizer that cannot tell is assumed to have its usage description.
+    public var hasUsageDescription: Bool { true }
 }
 
 /// A tracking authorizer that answers from a script: for tests and demos on any platform.
@@ -34,14 +45,20 @@ public final class ScriptedTrackingAuthorizer: TrackingAuthorizer {
     /// The identifier returned while authorized; all zeros otherwise, as the system does.
     public let advertisingIdentifier: UUID
 
-    /// Creates an authorizer at `status` that answers a prompt with `answer`.
+    /// Whether the scripted app declares `NSUserTrackingUsageDescription`.
+    public let hasUsageDescription: Bool
+
+    /// Creates an authorizer at `status` that answers a prompt with `answer`, for an app that declares
+    /// `NSUserTrackingUsageDescription` unless `hasUsageDescription` is `false`.
     public init(
         status: TrackingAuthorizationStatus = .notDetermined,
         answer: TrackingAuthorizationStatus = .denied,
-        advertisingIdentifier: UUID = UUID()
+        advertisingIdentifier: UUID = UUID(),
+        hasUsageDescription: Bool = true
     ) {
         state = LockedValue(State(status: status, answer: answer))
         self.advertisingIdentifier = advertisingIdentifier
+        self.hasUsageDescription = hasUsageDescription
     }
 
     /// The scripted status.

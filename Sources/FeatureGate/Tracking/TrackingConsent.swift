@@ -9,12 +9,15 @@ public enum TrackingPromptOutcome: Sendable, Hashable {
     /// The system showed nothing and the status is still `notDetermined`: it does that when the app is not
     /// active. Nothing was decided; ask again once the app is active.
     case notShown
+    /// The prompt was not requested because the app's `Info.plist` has no `NSUserTrackingUsageDescription` (the
+    /// system would terminate the app). The status stays `notDetermined`; add the key, then ask again.
+    case missingUsageDescription
 
     /// The status after the call.
     public var status: TrackingAuthorizationStatus {
         switch self {
         case .prompted(let status), .alreadyDetermined(let status): status
-        case .notShown: .notDetermined
+        case .notShown, .missingUsageDescription: .notDetermined
         }
     }
 }
@@ -32,6 +35,8 @@ public struct TrackingConsent: Sendable {
     public let authorizer: any TrackingAuthorizer
     /// The consent the status is mapped onto.
     public let consent: ConsentManager
+    /// The prompt under way, shared by this value's copies, so concurrent requests wait for one prompt.
+    private let pendingPrompt = LockedValue<Task<TrackingAuthorizationStatus, Never>?>(nil)
 
     /// Creates the mapping. Does not prompt and records nothing.
     public init(authorizer: any TrackingAuthorizer, consent: ConsentManager) {
@@ -53,18 +58,36 @@ public struct TrackingConsent: Sendable {
     ///
     /// The system prompt is one-shot; asking when the status is decided would do nothing visible, so this says
     /// why it did not ask instead. When the system returns `notDetermined` without showing anything (the app was
-    /// not active), the outcome is ``TrackingPromptOutcome/notShown`` and nothing is decided.
+    /// not active), the outcome is ``TrackingPromptOutcome/notShown`` and nothing is decided. When the app
+    /// declares no `NSUserTrackingUsageDescription` (``TrackingAuthorizer/hasUsageDescription``), it does not ask
+    /// (the system would terminate the app) and answers ``TrackingPromptOutcome/missingUsageDescription``.
+    ///
+    /// Calls made while a prompt is on screen (from this value or its copies) wait for that prompt and share its
+    /// answer: the system is asked once.
     public func requestIfNeeded() async throws(ConsentRecordingError) -> TrackingPromptOutcome {
-        let before = authorizer.status
-        let outcome: TrackingPromptOutcome
-        if before == .notDetermined {
-            let answer = await authorizer.requestAuthorization()
-            outcome = answer == .notDetermined ? .notShown : .prompted(answer)
-        } else {
-            outcome = .alreadyDetermined(before)
-        }
+        let outcome = await promptIfNeeded()
         try await consent.applyAnswer(outcome.status.advertisingConsent, for: .advertising, from: .att)
         return outcome
+    }
+
+    private func promptIfNeeded() async -> TrackingPromptOutcome {
+        let authorizer = authorizer
+        let prompt = pendingPrompt.withLock { pending -> Task<TrackingAuthorizationStatus, Never>? in
+            if let pending { return pending }
+            guard authorizer.status == .notDetermined, authorizer.hasUsageDescription else { return nil }
+            let prompt = Task { await authorizer.requestAuthorization() }
+            pending = prompt
+            return prompt
+        }
+        guard let prompt else {
+            let status = authorizer.status
+            return status == .notDetermined ? .missingUsageDescription : .alreadyDetermined(status)
+        }
+        let answer = await prompt.value
+        pendingPrompt.withLock { pending in
+            if pending == prompt { pending = nil }
+        }
+        return answer == .notDetermined ? .notShown : .prompted(answer)
     }
 
     /// The advertising identifier, or `nil` unless ATT is authorized and advertising consent is granted and

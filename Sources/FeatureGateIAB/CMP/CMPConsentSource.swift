@@ -13,7 +13,7 @@ import FeatureGate
 /// When the GPP string's US National section carries a Global Privacy Control field, each refresh also hands it to
 /// `ConsentManager.applyGlobalPrivacyControl(_:)`, which acts only when the signal changes (the `gpc` source).
 ///
-/// On Apple platforms, `refreshOnUserDefaultsChanges()` refreshes whenever the CMP writes; elsewhere, call
+/// On Apple platforms, `refreshOnUserDefaultsChanges(settle:)` refreshes once the CMP's writes settle; elsewhere, call
 /// ``refresh()`` yourself.
 public actor CMPConsentSource {
     /// The consent manager the CMP's answer is applied to.
@@ -24,6 +24,10 @@ public actor CMPConsentSource {
     public nonisolated let subject: TCFSubject
 
     private let keys: any CMPKeyValueSource
+    /// The last refresh started: each refresh waits for it, so snapshots are read and applied in order.
+    private var lastRefresh: Task<Void, Never>?
+    /// The keys of the last snapshot applied, so an unchanged one is skipped by ``refreshIfChanged()``.
+    private var lastSnapshot: [String: CMPValue]?
 
     /// Creates a source; nothing is read until ``refresh()``.
     ///
@@ -51,30 +55,83 @@ public actor CMPConsentSource {
         /// Changes the ledger refused; denials among them were applied anyway, grants were not (and are retried
         /// on the next refresh).
         public var recordingErrors: [ConsentRecordingError]
+        /// The keys could not be read (the device was locked): nothing was read or applied.
+        public var keysWereUnreadable = false
     }
 
     /// Reads the keys and applies the categories whose CMP reading changed since the CMP last answered.
+    ///
+    /// Refreshes run one at a time, in the order they were called: each reads its snapshot after the one before
+    /// it was applied, so an older snapshot is never applied after a newer one. All categories of one snapshot
+    /// are applied in one turn of the consent manager, with no other change in between.
+    ///
+    /// While the key source is not readable (``CMPKeyValueSource/isReadable``: the device is locked), nothing is
+    /// read or applied, and the result says so (``Refresh/keysWereUnreadable``); refresh again once it is.
     @discardableResult
     public func refresh() async -> Refresh {
-        let consent = CMPConsent(keys: CMPKey.snapshot(of: keys), mapping: mapping, subject: subject)
+        await serially { source in
+            guard source.keys.isReadable else {
+                return Refresh(
+                    consent: CMPConsent(keys: [:]), records: [], recordingErrors: [], keysWereUnreadable: true)
+            }
+            return await source.apply(CMPKey.snapshot(of: source.keys))
+        }
+    }
+
+    /// Like ``refresh()``, but returns `nil` without applying anything when the keys are exactly those of the last
+    /// snapshot applied (another app's or FeatureGate's own defaults write, say).
+    @discardableResult
+    package func refreshIfChanged() async -> Refresh? {
+        await serially { source in
+            guard source.keys.isReadable else { return nil }
+            let snapshot = CMPKey.snapshot(of: source.keys)
+            return snapshot == source.lastSnapshot ? nil : await source.apply(snapshot)
+        }
+    }
+
+    private func serially<Result: Sendable>(
+        _ body: @escaping @Sendable (isolated CMPConsentSource) async -> Result
+    ) async -> Result {
+        let previous = lastRefresh
+        let next = Task {
+            await previous?.value
+            return await body(self)
+        }
+        lastRefresh = Task { _ = await next.value }
+        return await next.value
+    }
+
+    private func apply(_ snapshot: [String: CMPValue]) async -> Refresh {
+        lastSnapshot = snapshot
+        let consent = CMPConsent(keys: snapshot, mapping: mapping, subject: subject)
+        let (records, errors) = await consentManager.applyAnswers(
+            consent.decisions, globalPrivacyControl: consent.globalPrivacyControl, from: .cmp)
+        return Refresh(consent: consent, records: records, recordingErrors: errors)
+    }
+}
+
+extension ConsentManager {
+    /// Applies every answer, then the Global Privacy Control signal if the snapshot carries one, in one turn of the
+    /// actor, so no other change lands between two categories.
+    fileprivate func applyAnswers(
+        _ answers: [ConsentCategory: ConsentStatus], globalPrivacyControl: Bool?, from source: ConsentSource
+    ) -> ([ConsentRecord], [ConsentRecordingError]) {
         var records: [ConsentRecord] = []
         var errors: [ConsentRecordingError] = []
-        for (category, status) in consent.decisions.sorted(by: { $0.key < $1.key }) {
+        for (category, status) in answers.sorted(by: { $0.key < $1.key }) {
             do {
-                if let record = try await consentManager.applyAnswer(status, for: category, from: .cmp) {
-                    records.append(record)
-                }
+                if let record = try applyAnswer(status, for: category, from: source) { records.append(record) }
             } catch {
                 errors.append(error)
             }
         }
-        if let signal = consent.globalPrivacyControl {
+        if let globalPrivacyControl {
             do {
-                records += try await consentManager.applyGlobalPrivacyControl(signal)
+                records += try applyGlobalPrivacyControl(globalPrivacyControl)
             } catch {
                 errors.append(error)
             }
         }
-        return Refresh(consent: consent, records: records, recordingErrors: errors)
+        return (records, errors)
     }
 }

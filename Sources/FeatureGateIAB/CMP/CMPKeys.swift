@@ -21,6 +21,16 @@ public enum CMPValue: Sendable, Hashable, CustomStringConvertible {
 public protocol CMPKeyValueSource: Sendable {
     /// The value stored under `key`, or `nil`.
     func cmpValue(forKey key: String) -> CMPValue?
+
+    /// Whether the keys can be read now. `false` while an iOS device is locked and the defaults are protected:
+    /// every key then reads as absent, which is not the CMP's answer, so a refresh applies nothing. The default
+    /// implementation answers `true`.
+    var isReadable: Bool { get }
+}
+
+extension CMPKeyValueSource {
+    /// `true`: a source that cannot tell is always readable.
+    public var isReadable: Bool { true }
 }
 
 /// A dictionary of CMP values is a key-value source (on every platform; the one to use on Linux and in tests).

@@ -3,38 +3,50 @@ import Foundation
 
 /// Reads the IAB keys from `UserDefaults`, where CMPs write them (the standard defaults unless told otherwise).
 ///
-/// A string is read as a string, a whole number (or Boolean) as a number; any other stored value is passed on as
-/// its description, which the key's reader then rejects as malformed.
+/// Values are converted by ``CMPValue/init(foundationValue:)``; any other stored value (a Boolean, a fraction) is
+/// passed on as its description, which the key's reader then rejects as malformed.
 public struct UserDefaultsCMPKeySource: CMPKeyValueSource, @unchecked Sendable {
     /// The defaults read. `UserDefaults` is thread-safe.
     public let defaults: UserDefaults
+    private let isDataAvailable: @Sendable () -> Bool
 
-    /// Reads from `defaults`.
-    public init(_ defaults: UserDefaults = .standard) {
+    /// Reads from `defaults`; `isDataAvailable` says whether protected data can be read now (see
+    /// `UserDefaultsReader` in FeatureGate: a locked device reads every key as absent).
+    public init(_ defaults: UserDefaults = .standard, isDataAvailable: @escaping @Sendable () -> Bool = { true }) {
         self.defaults = defaults
+        self.isDataAvailable = isDataAvailable
     }
+
+    /// Whether protected data can be read now.
+    public var isReadable: Bool { isDataAvailable() }
 
     /// The value stored under `key`, or `nil`.
     public func cmpValue(forKey key: String) -> CMPValue? {
         guard let object = defaults.object(forKey: key) else { return nil }
-        if let string = object as? String { return .string(string) }
-        if let number = object as? NSNumber {
-            // Never truncated: a fractional number goes on as text, which the key's reader rejects.
-            return Int(exactly: number.doubleValue).map(CMPValue.number) ?? .string(number.stringValue)
+        do {
+            return try CMPValue(foundationValue: object)
+        } catch {
+            return .string(String(describing: object))
         }
-        return .string(String(describing: object))
     }
 }
 
 extension CMPConsentSource {
-    /// Refreshes whenever `UserDefaults` change (CMPs write their keys there).
+    /// Refreshes when `UserDefaults` change (CMPs write their keys there), through a ``CMPRefresher``: the
+    /// notifications are coalesced, the keys read once they settle, an unchanged snapshot skipped.
     ///
-    /// - Returns: The observer; pass it to `NotificationCenter.default.removeObserver(_:)` to stop.
-    public nonisolated func refreshOnUserDefaultsChanges() -> any NSObjectProtocol {
-        NotificationCenter.default.addObserver(
+    /// - Returns: The token that stops it: cancel it, or release it.
+    public nonisolated func refreshOnUserDefaultsChanges(settle: Duration = .milliseconds(250)) -> ObservationToken {
+        let refresher = CMPRefresher(source: self, settle: settle)
+        // The observer object is only handed back to removeObserver, which is thread-safe.
+        nonisolated(unsafe) let observer = NotificationCenter.default.addObserver(
             forName: UserDefaults.didChangeNotification, object: nil, queue: nil
-        ) { [self] _ in
-            Task { await self.refresh() }
+        ) { _ in
+            refresher.keysChanged()
+        }
+        return ObservationToken {
+            NotificationCenter.default.removeObserver(observer)
+            refresher.stop()
         }
     }
 }

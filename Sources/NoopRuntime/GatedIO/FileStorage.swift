@@ -64,7 +64,8 @@ public struct FileStorage: Storage, CustomStringConvertible {
 
     /// Replaces the file `name` with `data` atomically, creating directories as needed.
     public func write(_ data: Data, to name: String) throws {
-        try AtomicFile.write(data, to: location(for: name))
+        // A subsystem's own data: losing the latest write to a power cut costs nothing, so it is only ordered.
+        try AtomicFile.write(data, to: location(for: name), durability: .ordered)
     }
 
     /// Deletes the file `name` (a link itself); returns whether it existed.
