@@ -23,7 +23,8 @@ let package = Package(
     targets: [
         .target(
             name: "FeatureGate",
-            // Declares UserDefaults (CA92.1), used by UserDefaultsFeatureStore on Apple platforms; nothing else.
+            // Declares UserDefaults (CA92.1), used by UserDefaultsFeatureStore on Apple platforms, and file metadata
+            // (C617.1): the file layer fstats the files in its own data directory before reading them.
             resources: [.copy("PrivacyInfo.xcprivacy")]
         ),
         .target(name: "FeatureGateConfig", dependencies: ["FeatureGate"]),

@@ -22,6 +22,8 @@ CATEGORIES = {
 }
 REASONS = {
     "NSPrivacyAccessedAPICategoryUserDefaults": {"CA92.1"},
+    # The size and type of files inside the app's (or its app group's) container: the file layer's fstat/fstatat.
+    "NSPrivacyAccessedAPICategoryFileTimestamp": {"C617.1"},
 }
 
 manifest_text = open("Package.swift").read()

@@ -23,6 +23,13 @@ public var supportDirectory: String { standIn() }
 public var applicationSupport: String { standIn() }
 public var bytes: Data { standIn() }
 public var infoPlistSection: [String: Any] { standIn() }
+public var ledgerURL: URL { standIn() }
+
+// What the app knows of its user and itself.
+public var regionCodeFromServer: String { standIn() }
+public var accountIsAChild: Bool { standIn() }
+public var appVersion: String { standIn() }
+public var remoteDataPath: String { standIn() }
 
 // The app's network client, requests and UI.
 public var httpClient: any Transport { standIn() }
