@@ -114,7 +114,7 @@ private struct FileSDK {
         let report = await sdk.revocation.revokeAll(erasure: sdk.erasure)
 
         #expect(sdk.files == PrivacyDataDirectory.retainedFileNames)
-        #expect(sdk.files == ["consent-ledger.jsonl", "featuregate-state.json"])
+        #expect(sdk.files == [".featuregate.lock", "consent-ledger.jsonl", "featuregate-state.json"])
         let state = try #require(sdk.read(sdk.directory.stateFile))
         #expect(try FeatureStateRecord.decode(state) == [])
         let trail = try FileConsentLedger(url: sdk.directory.consentLedgerFile).load().records
@@ -181,7 +181,7 @@ private struct FileSDK {
         // The denials are the person's decision and are recorded, in the ledger and the gate state; nothing else is
         // written.
         #expect(report.consentRecords.count == 3)
-        #expect(sdk.files == ["consent-ledger.jsonl", "featuregate-state.json"])
+        #expect(sdk.files == [".featuregate.lock", "consent-ledger.jsonl", "featuregate-state.json"])
     }
 
     @Test func revokeAllAfterEverythingWasSwitchedOffDirectlySendsNothingThoughThePermitIsArmed() async throws {

@@ -8,6 +8,7 @@ import Foundation
 /// | `featuregate-state.json` | the gate's decided flags and consent refusals (``FileFeatureStore``) | kept: every feature off |
 /// | `consent-ledger.jsonl` | the consent audit trail (``FileConsentLedger``) | kept, with the revocation recorded |
 /// | `anonymous-id` | the ``AnonymousIdentifier`` | deleted |
+/// | `.featuregate.lock` | nothing: the lock processes sharing the directory take before they write | kept |
 ///
 /// Keep the SDK's own files (queues, caches, registrations) in subdirectories its subsystems purge: after
 /// revoke-all the directory then holds only ``retainedFileNames``.
@@ -20,8 +21,12 @@ public struct PrivacyDataDirectory: Sendable, Hashable, CustomStringConvertible 
     public static let consentLedgerFileName = "consent-ledger.jsonl"
     /// `anonymous-id`: the anonymous identifier, a UUID string; exists only while some feature is enabled.
     public static let anonymousIdentifierFileName = "anonymous-id"
-    /// The only files revoke-all leaves in the directory: the gate's state and the consent ledger, sorted.
-    public static let retainedFileNames = [consentLedgerFileName, stateFileName]
+    /// `.featuregate.lock`: the inter-process lock file, created the first time anything is written or deleted in
+    /// the directory. It holds nothing and is never deleted.
+    public static let lockFileName = AtomicFile.lockFileName
+    /// The only files revoke-all leaves in the directory: the lock file, the gate's state and the consent ledger,
+    /// sorted.
+    public static let retainedFileNames = [lockFileName, consentLedgerFileName, stateFileName]
 
     /// The directory.
     public let url: URL
