@@ -202,15 +202,18 @@ import Darwin
                     let category = Self.category(index, tag: tag)
                     let last = ledger.records.last { $0.category == category }?.newStatus ?? .unknown
                     let refused = stored.deniedConsentCategories.contains(category)
+                    // A refusal in either the ledger or the gate state holds.
+                    let status = refused ? .denied : last
                     var allowed = [expectation.statuses[index, default: .unknown]]
                     if let inFlight = expectation.statusesInFlight[index] { allowed.append(inFlight) }
-                    #expect(allowed.contains(last), "\(context): \(category) is \(last), expected one of \(allowed)")
+                    #expect(
+                        allowed.contains(status), "\(context): \(category) is \(status), expected one of \(allowed)")
                     if !expectation.unsettled.contains(index) {
                         // Acknowledged: the ledger and the gate state both hold it. (A change cut short may be in
                         // the ledger only: a denial there holds all the same.)
                         #expect(refused == (last == .denied), "\(context): \(category) refusal lost or invented")
                     }
-                    expectation.statuses[index] = last
+                    expectation.statuses[index] = status
                 }
                 expected[tag] = expectation
             }

@@ -107,7 +107,8 @@ private struct FileSDK {
             .write(Data("{}".utf8), to: "contact.json")
         #expect(
             sdk.files == [
-                "analytics", "analytics/queue.jsonl", "anonymous-id", "consent-ledger.jsonl", "contacts",
+                ".featuregate.lock", "analytics", "analytics/queue.jsonl", "anonymous-id", "consent-ledger.jsonl",
+                "contacts",
                 "contacts/contact.json", "featuregate-state.json", "push", "push/registration.json",
             ])
 
@@ -270,7 +271,7 @@ private struct FileSDK {
         #expect(sdk.privacy.enabledFeatures.isEmpty)
         #expect(report.purges.map(\.subsystem).contains("analytics"))
         #expect(report.erasure.wasSent)
-        #expect(sdk.files == [PrivacyDataDirectory.stateFileName])
+        #expect(sdk.files == [PrivacyDataDirectory.lockFileName, PrivacyDataDirectory.stateFileName])
     }
 
     @Test func concurrentRevocationsSendOneErasureRequestPerEnabledPeriod() async throws {

@@ -84,8 +84,8 @@ enum ConsentRecordLine {
         )
     }
 
-    /// Splits JSON Lines into their non-empty lines. A last line without its newline (an append a crash cut short,
-    /// or one still being written) is kept only when it decodes as a whole record.
+    /// Splits JSON Lines into their non-empty lines. A last line without its newline that an append did not finish
+    /// (cut short by a crash, or still being written) is left out.
     static func lines(of data: Data) -> [Data] {
         var lines = data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: true).map { Data($0) }
         if let last = data.last, last != UInt8(ascii: "\n"), let tail = lines.last, isCutShort(tail) {
@@ -94,10 +94,11 @@ enum ConsentRecordLine {
         return lines
     }
 
-    /// Whether `line`, a last line without its newline, is the start of a record an append did not finish: short
-    /// enough to be one, and not a whole record. A longer line is an entry that cannot be decoded, and is kept.
+    /// Whether `line`, a last line without its newline, is the start of a line an append did not finish: short
+    /// enough to be a record, and not JSON (no proper start of a JSON object is one). Anything else is an entry,
+    /// kept whether or not it decodes (a newer version's record, say).
     static func isCutShort(_ line: Data) -> Bool {
-        line.count <= FileConsentLedger.maximumLineLength && decode(line) == nil
+        line.count <= FileConsentLedger.maximumLineLength && (try? JSONSerialization.jsonObject(with: line)) == nil
     }
 
     static func contents(of data: Data) -> ConsentLedgerContents {
@@ -145,13 +146,13 @@ enum ConsentRecordLine {
             isOverlong = false
         }
 
-        /// The records read. A last line without its newline counts only when it is a whole record (see
-        /// ``ConsentRecordLine/lines(of:)``).
+        /// The records read. A last line without its newline that is the start of a line is ignored (see
+        /// ``ConsentRecordLine/isCutShort(_:)``).
         mutating func finish() -> ConsentLedgerContents {
-            if isOverlong {
-                unreadable += 1
-            } else if let record = ConsentRecordLine.decode(line) {
+            if let record = ConsentRecordLine.decode(line), !isOverlong {
                 records.append(record)
+            } else if isOverlong || !ConsentRecordLine.isCutShort(line) {
+                unreadable += 1
             }
             return ConsentLedgerContents(records: records, unreadableEntries: unreadable)
         }
@@ -191,9 +192,9 @@ public final class InMemoryConsentLedger: ConsentLedger, CustomStringConvertible
 /// Each append adds one line at the end of the file (`O_APPEND`) and flushes it to the disk (`fsync`; `F_FULLFSYNC`
 /// on Darwin) before it returns, holding the data directory's inter-process lock, so processes that share the file
 /// (an app and its extensions) lose none of each other's records, and an append costs the same whatever the size of
-/// the trail. A process killed during an append can leave a last line without its newline: readers ignore it unless
-/// it is a whole record, and the next append removes it (or, when it is a whole record or longer than any record,
-/// ends it with a newline) before adding its own. Files written by earlier versions, which replaced the whole file,
+/// the trail. A process killed during an append can leave the start of a line without its newline: readers ignore
+/// it, and the next append removes it before adding its own. A last line without its newline that is whole JSON (or
+/// longer than any record) is an entry: it is read as one and ended with a newline, never removed. Files written by earlier versions, which replaced the whole file,
 /// read and append as they are. The file is created by the first append; reading a missing file creates nothing.
 ///
 /// The file is read only if it is a regular file of at most ``maximumFileSize`` bytes reached without following a

@@ -108,6 +108,8 @@ public final class PrivacyManager: Sendable {
         var stored = FeatureStateRecord(enabledFeatures: [], decidedFeatures: [])
         var source = FeatureSource.configuration
         var held = false
+        // What the store still holds when a reset could not be written: the next save must still reset it.
+        var unreset: FeatureStateRecord?
 
         if configuration.resetEnabledFeatures {
             // Discarding is the one write start-up may do, and only when there is something to discard. Refusals
@@ -115,10 +117,12 @@ public final class PrivacyManager: Sendable {
             // them alone.
             var exists = true
             var refusals: Set<ConsentCategory> = []
+            var previous: FeatureStateRecord?
             do {
                 let data = try store.load()
                 exists = data != nil
-                refusals = (data.flatMap { try? FeatureStateRecord(decoding: $0) })?.deniedConsentCategories ?? []
+                previous = data.flatMap { try? FeatureStateRecord(decoding: $0) }
+                refusals = previous?.deniedConsentCategories ?? []
             } catch  where Self.mayBecomeReadable(error) {
                 // The record may hold refusals: it is neither deleted nor overwritten while it cannot be read.
                 diagnostics.append(.storeUnreadableWritesHeld(store: storeName, error: error))
@@ -138,6 +142,7 @@ public final class PrivacyManager: Sendable {
                     source = .reset
                 } catch {
                     diagnostics.append(.removeFailed(store: storeName, error: error))
+                    unreset = previous
                 }
             }
         } else {
@@ -163,7 +168,7 @@ public final class PrivacyManager: Sendable {
             }
         }
 
-        let initial = State(
+        var initial = State(
             configured: catalog.mask(configuration.enabledFeatures),
             decided: catalog.mask(stored.decidedFeatures),
             values: catalog.mask(stored.enabledFeatures),
@@ -175,6 +180,12 @@ public final class PrivacyManager: Sendable {
                 return ConsentLayer(policy: policy, statuses: Dictionary(uniqueKeysWithValues: refused))
             }
         )
+        if let unreset {
+            initial.saved = FeatureStateRecord(
+                enabledFeatures: catalog.mask(unreset.enabledFeatures),
+                decidedFeatures: catalog.mask(unreset.decidedFeatures),
+                deniedConsentCategories: unreset.deniedConsentCategories)
+        }
         self.startupDiagnostics = diagnostics
         self.unswitchedBits = Atomic(initial.effective.rawValue)
         self.effectiveBits = Atomic(initial.effective.rawValue)
@@ -372,8 +383,10 @@ public final class PrivacyManager: Sendable {
             var diagnostic: PrivacyManagerDiagnostic?
             if state.isHoldingWrites {
                 if state.record != before { diagnostic = retryHeldRecord(&state) }
-            } else if state.record != before {
-                diagnostic = save(from: before, to: state.record)
+            } else if state.record != before && state.record != state.saved {
+                // (Back to what was saved, after a failed save: the store holds it, nothing to write.)
+                diagnostic = save(from: state.saved, to: state.record)
+                if diagnostic == nil { state.saved = state.record }
             }
             return (result, publish(&state), diagnostic)
         }
@@ -382,7 +395,8 @@ public final class PrivacyManager: Sendable {
         return outcome.result
     }
 
-    /// Saves this process's change from `before` to `after` as a read-modify-write of the store: the change is made
+    /// Saves this process's change from `before` (what it last saved or read) to `after` as a read-modify-write of
+    /// the store, so a change whose save failed is saved with the next one: the change is made
     /// over the record read under the store's lock, so decisions and refusals other processes saved meanwhile, and
     /// flags this catalog lacks, are kept (``FeatureStateRecord/merging(changeFrom:to:)``). A missing or corrupt
     /// record is replaced by this process's own. A record of a newer format is left as it is and reported: writing
@@ -457,6 +471,7 @@ public final class PrivacyManager: Sendable {
         } catch {
             return .saveFailed(store: storeName, error: error)
         }
+        state.saved = state.record
         return .storeReadableAgain(store: storeName)
     }
 
@@ -619,6 +634,8 @@ public final class PrivacyManager: Sendable {
         var values: Feature
         /// The consent categories refused through the consent layer; persisted.
         var deniedCategories: Set<ConsentCategory>
+        /// The record as this process last read or saved it: what differs from it is this process's to save.
+        var saved: FeatureStateRecord
         /// Who an undecided flag's value comes from: the configuration, after a reset, or instead of an unreadable
         /// record.
         var undecidedSource: FeatureSource
@@ -659,6 +676,8 @@ public final class PrivacyManager: Sendable {
             self.undecidedSource = undecidedSource
             self.isHoldingWrites = isHoldingWrites
             self.consent = consent
+            self.saved = FeatureStateRecord(
+                enabledFeatures: values, decidedFeatures: decided, deniedConsentCategories: deniedCategories)
             self.effective = []
             self.effective = local.intersection(permitted)
         }

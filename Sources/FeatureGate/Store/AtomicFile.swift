@@ -313,17 +313,24 @@ package enum AtomicFile {
     /// it, or leaves it as it is when `transform` returns `nil`, all under the directory's lock and re-reading under
     /// it: no other process's change made in between is lost, since there is no in between.
     ///
-    /// `transform` runs with the lock held: it must only compute (no waiting, no callback, no suspension).
+    /// A file that is there but unusable (a link, a FIFO, one over `limit` bytes) reads as `nil`: `transform`
+    /// decides what replaces it, never writing through it. `transform` runs with the lock held: it must only
+    /// compute (no waiting, no callback, no suspension).
     ///
-    /// - Throws: ``FileStoreError`` when the file cannot be read (then `transform` is not called and nothing is
-    ///   written) or written.
+    /// - Throws: ``FileStoreError`` when the system refuses the read (then `transform` is not called and nothing is
+    ///   written: the file may hold what must not be lost), or the write.
     package static func update(
         _ location: FileLocation, limit: Int, _ transform: (Data?) -> Data?
     ) throws(FileStoreError) {
         try withDirectory(location, create: true) { (directory, name, lock) throws(FileStoreError) in
             guard let directory else { return }
             try lock.acquire()
-            let current = try readFile(name, in: directory, path: location.path, limit: limit)
+            let current: Data?
+            do throws(FileStoreError) {
+                current = try readFile(name, in: directory, path: location.path, limit: limit)
+            } catch  where error.isHostileContent {
+                current = nil
+            }
             guard let replacement = transform(current) else { return }
             try replaceFile(name, in: directory, location: location, with: replacement)
         }
@@ -584,6 +591,8 @@ package enum AtomicFile {
             throw FileStoreError(path: path, operation: .list, code: code)
         }
         defer { closedir(stream) }
+        // The copy shares its position with `fd`: start from the beginning, whatever an earlier listing left.
+        rewinddir(stream)
         var names: [String] = []
         while let entry = readdir(stream) {
             let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in

@@ -35,6 +35,8 @@ public protocol FeatureStore: Sendable {
     /// only against writers that share no process with another: implement it with a lock that other processes
     /// respect too (``FileFeatureStore`` takes an inter-process file lock).
     ///
+    /// A record that is there but unusable (a ``FileStoreError`` whose problem is not `system`) is passed as `nil`.
+    ///
     /// - Throws: When the record cannot be read (then `transform` is not called) or written.
     func update(_ transform: (Data?) -> Data?) throws
 }
@@ -42,7 +44,9 @@ public protocol FeatureStore: Sendable {
 extension FeatureStore {
     /// Loads, transforms and saves, without a lock; see ``FeatureStore/update(_:)``.
     public func update(_ transform: (Data?) -> Data?) throws {
-        if let record = transform(try load()) { try save(record) }
+        let stored: Data?
+        do { stored = try load() } catch let error as FileStoreError where error.isHostileContent { stored = nil }
+        if let record = transform(stored) { try save(record) }
     }
 }
 
