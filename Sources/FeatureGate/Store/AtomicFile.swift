@@ -227,7 +227,7 @@ package enum AtomicFile {
     }
 
     /// Opens `name` in `directory` for reading, without following a link and without blocking, or returns `nil`
-    /// when it does not exist. The caller checks the kind of file (see ``readRegularFile(_:path:limit:)``).
+    /// when it does not exist. The caller checks the kind of file before it reads (``requireRegularFile(_:path:)``).
     private static func openRegularFile(
         _ name: String, in directory: Int32, path: String
     ) throws(FileStoreError) -> Int32? {
@@ -238,17 +238,10 @@ package enum AtomicFile {
             if errno == ENOENT { return nil }
             throw error(path: path, operation: .open, errno: errno, at: name, in: directory)
         }
-        do throws(FileStoreError) {
-            try requireRegularFile(fd, path: path)
-        } catch {
-            close(fd)
-            throw error
-        }
         return fd
     }
 
     /// Throws unless `fd` is a regular file; returns its size.
-    @discardableResult
     private static func requireRegularFile(_ fd: Int32, path: String) throws(FileStoreError) -> Int {
         var status = stat()
         if fstat(fd, &status) != 0 { throw FileStoreError(path: path, operation: .read, code: errno) }
