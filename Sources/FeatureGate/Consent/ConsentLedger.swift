@@ -137,9 +137,9 @@ enum ConsentRecordLine {
 
         private mutating func endLine() {
             if isOverlong {
+                // A line longer than any record is not decoded: it counts as unreadable, which fails closed.
                 unreadable += 1
             } else if !line.isEmpty {
-                // A line longer than any record is not decoded: it counts as unreadable, which fails closed.
                 if let record = ConsentRecordLine.decode(line) { records.append(record) } else { unreadable += 1 }
             }
             line = Data()
