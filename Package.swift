@@ -45,7 +45,7 @@ let package = Package(
         // A child process for the killed-writer test: it saves to a FileFeatureStore in a loop until killed.
         .executableTarget(
             name: "feature-store-writer",
-            dependencies: ["FeatureGate"],
+            dependencies: ["FeatureGate", "PackageTestSupport"],
             path: "Tests/Fixtures/FeatureStoreWriter"
         ),
         // What the test targets share: finding built executables, the package root, a seeded generator.

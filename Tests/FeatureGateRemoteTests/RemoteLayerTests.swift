@@ -62,7 +62,7 @@ enum Payloads {
         let first = directory.launch()
         try first.applyRemotePayload(Payloads.pushFor10, entityTag: "\"v1\"")
         #expect(!first.isEnabled(.push))
-        #expect(directory.files == [PrivacyDataDirectory.remoteLayerFileName])
+        #expect(directory.files == [PrivacyDataDirectory.lockFileName, PrivacyDataDirectory.remoteLayerFileName])
 
         let relaunched = directory.launch()
         #expect(!relaunched.isEnabled(.push))

@@ -27,9 +27,9 @@ import Darwin
         #expect(try store.load() == Data("two".utf8))
         let attributes = try FileManager.default.attributesOfItem(atPath: url.path(percentEncoded: false))
         #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
-        // Only the file itself remains: no temporary files.
+        // Only the file itself remains, and the lock in the directory the store was given: no temporary files.
         let entries = try FileManager.default.contentsOfDirectory(atPath: directory.path + "/a/b")
-        #expect(entries == ["features.json"])
+        #expect(entries.sorted() == [PrivacyDataDirectory.lockFileName, "features.json"])
         try store.remove()
         #expect(try store.load() == nil)
         #expect(store.description == url.path(percentEncoded: false))

@@ -107,14 +107,15 @@ private struct FileSDK {
             .write(Data("{}".utf8), to: "contact.json")
         #expect(
             sdk.files == [
-                "analytics", "analytics/queue.jsonl", "anonymous-id", "consent-ledger.jsonl", "contacts",
+                ".featuregate.lock", "analytics", "analytics/queue.jsonl", "anonymous-id", "consent-ledger.jsonl",
+                "contacts",
                 "contacts/contact.json", "featuregate-state.json", "push", "push/registration.json",
             ])
 
         let report = await sdk.revocation.revokeAll(erasure: sdk.erasure)
 
         #expect(sdk.files == PrivacyDataDirectory.retainedFileNames)
-        #expect(sdk.files == ["consent-ledger.jsonl", "featuregate-state.json"])
+        #expect(sdk.files == [".featuregate.lock", "consent-ledger.jsonl", "featuregate-state.json"])
         let state = try #require(sdk.read(sdk.directory.stateFile))
         #expect(try FeatureStateRecord.decode(state) == [])
         let trail = try FileConsentLedger(url: sdk.directory.consentLedgerFile).load().records
@@ -181,7 +182,7 @@ private struct FileSDK {
         // The denials are the person's decision and are recorded, in the ledger and the gate state; nothing else is
         // written.
         #expect(report.consentRecords.count == 3)
-        #expect(sdk.files == ["consent-ledger.jsonl", "featuregate-state.json"])
+        #expect(sdk.files == [".featuregate.lock", "consent-ledger.jsonl", "featuregate-state.json"])
     }
 
     @Test func revokeAllAfterEverythingWasSwitchedOffDirectlySendsNothingThoughThePermitIsArmed() async throws {
@@ -270,7 +271,7 @@ private struct FileSDK {
         #expect(sdk.privacy.enabledFeatures.isEmpty)
         #expect(report.purges.map(\.subsystem).contains("analytics"))
         #expect(report.erasure.wasSent)
-        #expect(sdk.files == [PrivacyDataDirectory.stateFileName])
+        #expect(sdk.files == [PrivacyDataDirectory.lockFileName, PrivacyDataDirectory.stateFileName])
     }
 
     @Test func concurrentRevocationsSendOneErasureRequestPerEnabledPeriod() async throws {

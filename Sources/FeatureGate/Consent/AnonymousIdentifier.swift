@@ -48,9 +48,17 @@ public final class AnonymousIdentifier: Sendable, CustomStringConvertible {
                 cached = stored
                 return stored
             }
-            let fresh = UUID()
+            var fresh = UUID()
             if let url {
-                try AtomicFile.write(Data(fresh.uuidString.utf8), to: url)
+                // Under the directory's lock, re-reading: another process sharing the directory may have just
+                // created one, and both must use the same identifier.
+                try AtomicFile.update(FileLocation(file: url), limit: Self.maximumFileSize) { data in
+                    if let data, let theirs = Self.identifier(in: data) {
+                        fresh = theirs
+                        return nil
+                    }
+                    return Data(fresh.uuidString.utf8)
+                }
                 // The last feature may have been disabled while writing; the observer's reset could have run
                 // before the write landed, so undo it here rather than leave an identifier on disk.
                 guard privacy.isAnyFeatureEnabled() else {
@@ -78,7 +86,11 @@ public final class AnonymousIdentifier: Sendable, CustomStringConvertible {
 
     private func readStored() throws -> UUID? {
         guard let url, let data = try AtomicFile.read(at: url, limit: Self.maximumFileSize) else { return nil }
-        return UUID(uuidString: String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+        return Self.identifier(in: data)
+    }
+
+    private static func identifier(in data: Data) -> UUID? {
+        UUID(uuidString: String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
     }
 
     /// Forgets the identifier and deletes its file (if it exists). The next one will be new.

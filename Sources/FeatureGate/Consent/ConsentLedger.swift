@@ -84,23 +84,78 @@ package enum ConsentRecordLine {
         )
     }
 
-    /// Splits JSON Lines into their non-empty lines.
+    /// Splits JSON Lines into their non-empty lines. A last line without its newline that an append did not finish
+    /// (cut short by a crash, or still being written) is left out.
     static func lines(of data: Data) -> [Data] {
-        data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: true).map { Data($0) }
+        var lines = data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: true).map { Data($0) }
+        if let last = data.last, last != UInt8(ascii: "\n"), let tail = lines.last, isCutShort(tail) {
+            lines.removeLast()
+        }
+        return lines
+    }
+
+    /// Whether `line`, a last line without its newline, is the start of a line an append did not finish: short
+    /// enough to be a record, and not JSON (no proper start of a JSON object is one). Anything else is an entry,
+    /// kept whether or not it decodes (a newer version's record, say).
+    static func isCutShort(_ line: Data) -> Bool {
+        line.count <= FileConsentLedger.maximumLineLength && (try? JSONSerialization.jsonObject(with: line)) == nil
     }
 
     static func contents(of data: Data) -> ConsentLedgerContents {
-        var records: [ConsentRecord] = []
-        var unreadable = 0
-        for line in lines(of: data) {
-            // A line longer than any record is not decoded: it counts as unreadable, which fails closed.
-            if line.count <= FileConsentLedger.maximumLineLength, let record = decode(line) {
-                records.append(record)
-            } else {
-                unreadable += 1
+        var reader = Reader()
+        data.withUnsafeBytes { reader.read($0) }
+        return reader.finish()
+    }
+
+    /// Decodes JSON Lines fed in pieces of any size, holding at most one line of ``FileConsentLedger/maximumLineLength``
+    /// bytes besides the records: a ledger of any size is read in bounded memory.
+    struct Reader {
+        private var records: [ConsentRecord] = []
+        private var unreadable = 0
+        private var line = Data()
+        /// The current line is longer than any record: its bytes are dropped, and it counts as unreadable.
+        private var isOverlong = false
+
+        mutating func read(_ bytes: UnsafeRawBufferPointer) {
+            var start = 0
+            while start < bytes.count {
+                let newline = bytes[start...].firstIndex(of: UInt8(ascii: "\n"))
+                let end = newline ?? bytes.count
+                if !isOverlong {
+                    if line.count + end - start > FileConsentLedger.maximumLineLength {
+                        isOverlong = true
+                        line = Data()
+                    } else {
+                        line.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[start..<end]))
+                    }
+                }
+                guard newline != nil else { return }
+                endLine()
+                start = end + 1
             }
         }
-        return ConsentLedgerContents(records: records, unreadableEntries: unreadable)
+
+        private mutating func endLine() {
+            if isOverlong {
+                // A line longer than any record is not decoded: it counts as unreadable, which fails closed.
+                unreadable += 1
+            } else if !line.isEmpty {
+                if let record = ConsentRecordLine.decode(line) { records.append(record) } else { unreadable += 1 }
+            }
+            line = Data()
+            isOverlong = false
+        }
+
+        /// The records read. A last line without its newline that is the start of a line is ignored (see
+        /// ``ConsentRecordLine/isCutShort(_:)``).
+        mutating func finish() -> ConsentLedgerContents {
+            if let record = ConsentRecordLine.decode(line), !isOverlong {
+                records.append(record)
+            } else if isOverlong || !ConsentRecordLine.isCutShort(line) {
+                unreadable += 1
+            }
+            return ConsentLedgerContents(records: records, unreadableEntries: unreadable)
+        }
     }
 }
 
@@ -132,20 +187,24 @@ public final class InMemoryConsentLedger: ConsentLedger, CustomStringConvertible
     public var description: String { "in-memory consent ledger" }
 }
 
-/// A ledger in one JSON Lines file, replaced atomically on every append.
+/// A ledger in one JSON Lines file, appended to.
 ///
-/// Each append writes the whole trail to a temporary file, `fsync`s it and renames it over the old one, exactly
-/// as ``FileFeatureStore`` does: a process killed at any moment leaves the trail with or without the new record,
-/// never torn. Consent changes are rare, so rewriting the file is cheap. The file is created by the first append;
-/// reading a missing file creates nothing.
+/// Each append adds one line at the end of the file (`O_APPEND`) and flushes it to the disk (`fsync`; `F_FULLFSYNC`
+/// on Darwin) before it returns, holding the data directory's inter-process lock, so processes that share the file
+/// (an app and its extensions) lose none of each other's records, and an append costs the same whatever the size of
+/// the trail. A process killed during an append can leave the start of a line without its newline: readers ignore
+/// it, and the next append removes it before adding its own. A last line without its newline that is whole JSON (or
+/// longer than any record) is an entry: it is read as one and ended with a newline, never removed. Files written by earlier versions, which replaced the whole file,
+/// read and append as they are. The file is created by the first append; reading a missing file creates nothing.
 ///
-/// The file is read only if it is a regular file of at most ``maximumFileSize`` bytes, reached without following a
-/// symbolic link (a link there is an error; the next append replaces the link itself, never its target). A line
-/// longer than ``maximumLineLength`` counts as an entry that cannot be decoded.
+/// The file is read only if it is a regular file of at most ``maximumFileSize`` bytes reached without following a
+/// symbolic link (a link there is an error, also for an append). ``load()`` reads it in pieces and holds only the
+/// decoded records; ``exportJSONLines()`` returns the whole trail. A line longer than ``maximumLineLength`` counts as an
+/// entry that cannot be decoded.
 public struct FileConsentLedger: ConsentLedger, CustomStringConvertible {
-    /// The most bytes the ledger may hold (about 80,000 records): a larger file is refused unread, and the consent
-    /// manager fails closed.
-    public static let maximumFileSize = 16 * 1024 * 1024
+    /// The most bytes a read accepts (about 1.3 million records): a larger file is refused unread, and the consent
+    /// manager fails closed. It never stops an append. Reading holds only the decoded records, never the file.
+    public static let maximumFileSize = 256 * 1024 * 1024
     /// The longest line decoded, in bytes (a record takes about 200).
     public static let maximumLineLength = 4096
 
@@ -157,22 +216,27 @@ public struct FileConsentLedger: ConsentLedger, CustomStringConvertible {
         self.url = url
     }
 
-    /// Reads the file. A missing file is an empty trail.
+    /// Reads the file in pieces. A missing file is an empty trail.
     public func load() throws -> ConsentLedgerContents {
-        ConsentRecordLine.contents(of: try AtomicFile.read(at: url, limit: Self.maximumFileSize) ?? Data())
+        var reader = ConsentRecordLine.Reader()
+        _ = try AtomicFile.readChunks(FileLocation(file: url), limit: Self.maximumFileSize) { reader.read($0) }
+        return reader.finish()
     }
 
-    /// Appends the record, keeping every earlier entry byte for byte, including ones it cannot decode.
+    /// Appends the record as one line and flushes it, keeping every earlier entry byte for byte, including ones it
+    /// cannot decode (see the repair of a cut-short last line above).
     public func append(_ record: ConsentRecord) throws {
-        var data = try AtomicFile.read(at: url, limit: Self.maximumFileSize) ?? Data()
-        if let last = data.last, last != UInt8(ascii: "\n") { data.append(UInt8(ascii: "\n")) }
-        data.append(ConsentRecordLine.encode(record))
-        try AtomicFile.write(data, to: url)
+        try AtomicFile.appendLine(
+            ConsentRecordLine.encode(record), to: FileLocation(file: url),
+            maximumLineLength: Self.maximumLineLength, isCutShort: ConsentRecordLine.isCutShort)
     }
 
     /// The file's contents as JSON Lines (empty when nothing was recorded).
     public func exportJSONLines() throws -> Data {
-        let data = try AtomicFile.read(at: url, limit: Self.maximumFileSize) ?? Data()
+        var data = Data()
+        _ = try AtomicFile.readChunks(FileLocation(file: url), limit: Self.maximumFileSize) {
+            data.append(contentsOf: $0)
+        }
         return ConsentRecordLine.lines(of: data).reduce(into: Data()) { $0.append($1 + Data("\n".utf8)) }
     }
 

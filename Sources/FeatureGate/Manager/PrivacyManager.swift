@@ -42,6 +42,13 @@ import Synchronization
 /// category withholds. Without it, consent withholds nothing until then, so create the consent manager right
 /// after, before anything checks a flag.
 ///
+/// ## Many processes
+/// Processes may share one store (an app and its extensions): each save re-reads the record under the store's lock
+/// and makes only this process's change over it, so a decision or refusal another process saved is never erased,
+/// and the bits and decisions of flags this catalog lacks are kept. A record in a newer format is never overwritten:
+/// the save is reported as failed instead. A process does not yet learn of another's changes while it runs; it
+/// reads them at its next start.
+///
 /// ## Thread safety
 /// Every method may be called from any thread. ``isEnabled(_:)`` is a single lock-free atomic load and
 /// allocates nothing. Writers serialize on a lock, persist while holding it (so the store sees changes in
@@ -111,6 +118,8 @@ public final class PrivacyManager: Sendable {
         var stored = FeatureStateRecord(enabledFeatures: [], decidedFeatures: [])
         var source = FeatureSource.configuration
         var held = false
+        // What the store still holds when a reset could not be written: the next save must still reset it.
+        var unreset: FeatureStateRecord?
 
         if configuration.resetEnabledFeatures {
             // Discarding is the one write start-up may do, and only when there is something to discard. Refusals
@@ -118,10 +127,12 @@ public final class PrivacyManager: Sendable {
             // them alone.
             var exists = true
             var refusals: Set<ConsentCategory> = []
+            var previous: FeatureStateRecord?
             do {
                 let data = try store.load()
                 exists = data != nil
-                refusals = (data.flatMap { try? FeatureStateRecord(decoding: $0) })?.deniedConsentCategories ?? []
+                previous = data.flatMap { try? FeatureStateRecord(decoding: $0) }
+                refusals = previous?.deniedConsentCategories ?? []
             } catch  where Self.mayBecomeReadable(error) {
                 // The record may hold refusals: it is neither deleted nor overwritten while it cannot be read.
                 diagnostics.append(.storeUnreadableWritesHeld(store: storeName, error: error))
@@ -141,6 +152,7 @@ public final class PrivacyManager: Sendable {
                     source = .reset
                 } catch {
                     diagnostics.append(.removeFailed(store: storeName, error: error))
+                    unreset = previous
                 }
             }
         } else {
@@ -182,6 +194,12 @@ public final class PrivacyManager: Sendable {
                 return ConsentLayer(policy: policy, decisions: decisions)
             }
         )
+        if let unreset {
+            initial.saved = FeatureStateRecord(
+                enabledFeatures: catalog.mask(unreset.enabledFeatures),
+                decidedFeatures: catalog.mask(unreset.decidedFeatures),
+                deniedConsentCategories: unreset.deniedConsentCategories)
+        }
         let unswitched = initial.effective
         if let remoteLayer {
             Self.loadRemoteLayer(remoteLayer, into: &initial, catalog: catalog, diagnostics: &diagnostics)
@@ -383,16 +401,44 @@ public final class PrivacyManager: Sendable {
             var diagnostic: PrivacyManagerDiagnostic?
             if state.isHoldingWrites {
                 if state.record != before { diagnostic = retryHeldRecord(&state) }
-            } else if state.record != before {
-                do { try store.save(state.record.encoded()) } catch {
-                    diagnostic = .saveFailed(store: String(describing: store), error: error)
-                }
+            } else if state.record != before && state.record != state.saved {
+                // (Back to what was saved, after a failed save: the store holds it, nothing to write.)
+                diagnostic = save(from: state.saved, to: state.record)
+                if diagnostic == nil { state.saved = state.record }
             }
             return (result, publish(&state), diagnostic)
         }
         if let diagnostic = outcome.diagnostic { diagnosticHandler?(diagnostic) }
         if outcome.deliver { deliverPending() }
         return outcome.result
+    }
+
+    /// Saves this process's change from `before` (what it last saved or read, so a change whose save failed goes
+    /// with the next one) to `after` as a read-modify-write of the store: the change is made over the record read
+    /// under the store's lock, so decisions and refusals other processes saved meanwhile, and flags this catalog
+    /// lacks, are kept (``FeatureStateRecord/merging(changeFrom:to:)``). A missing or corrupt record is replaced by
+    /// this process's own. A record of a newer format is left as it is and reported: writing
+    /// this format over it would drop what this version does not understand. Called under the lock.
+    private func save(from before: FeatureStateRecord, to after: FeatureStateRecord) -> PrivacyManagerDiagnostic? {
+        var newer: FeatureStateRecordError?
+        do {
+            try store.update { data in
+                var base = before
+                if let data {
+                    do throws(FeatureStateRecordError) {
+                        base = try FeatureStateRecord(decoding: data)
+                    } catch .unsupportedVersion(let found, let supported) {
+                        newer = .unsupportedVersion(found: found, supported: supported)
+                        return nil
+                    } catch {}
+                }
+                let merged = base.merging(changeFrom: before, to: after).encoded()
+                return merged == data ? nil : merged
+            }
+        } catch {
+            return .saveFailed(store: String(describing: store), error: error)
+        }
+        return newer.map { .saveFailed(store: String(describing: store), error: $0) }
     }
 
     /// Whether a load error may pass (permissions, data protection, an I/O error), so the record must be kept
@@ -424,15 +470,32 @@ public final class PrivacyManager: Sendable {
     }
 
     /// Reads the store again; when it answers, takes its record as the base for every flag and refusal not
-    /// changed since start-up, saves the merge, and stops holding writes. Called under the lock.
+    /// changed since start-up, saves the merge (one read-modify-write under the store's lock), and stops holding
+    /// writes. A record that is there but unusable (a link, a FIFO, too large) is replaced. Called under the lock.
     private func retryHeldRecord(_ state: inout State) -> PrivacyManagerDiagnostic {
         let storeName = String(describing: store)
-        let data: Data?
-        do { data = try store.load() } catch  where Self.mayBecomeReadable(error) {
+        var wasRead = false
+        do {
+            try store.update { data in
+                wasRead = true
+                return mergeHeldWrites(into: &state, stored: data)
+            }
+        } catch  where !wasRead && Self.mayBecomeReadable(error) {
             return .storeUnreadableWritesHeld(store: storeName, error: error)
+        } catch  where !wasRead {
+            do { try store.save(mergeHeldWrites(into: &state, stored: nil) ?? state.record.encoded()) } catch {
+                return .saveFailed(store: storeName, error: error)
+            }
         } catch {
-            data = nil
+            return .saveFailed(store: storeName, error: error)
         }
+        state.saved = state.record
+        return .storeReadableAgain(store: storeName)
+    }
+
+    /// Merges the changes held since start-up over `stored` (the record just read) and stops holding writes;
+    /// returns the record to save, or `nil` when it equals `stored`.
+    private func mergeHeldWrites(into state: inout State, stored data: Data?) -> Data? {
         var base =
             (data.flatMap { try? FeatureStateRecord(decoding: $0) })
             ?? FeatureStateRecord(enabledFeatures: [], decidedFeatures: [])
@@ -446,12 +509,15 @@ public final class PrivacyManager: Sendable {
                 enabledFeatures: catalog.mask(base.enabledFeatures),
                 decidedFeatures: catalog.mask(base.decidedFeatures),
                 deniedConsentCategories: base.deniedConsentCategories))
-        if state.record.encoded() != data {
-            do { try store.save(state.record.encoded()) } catch {
-                return .saveFailed(store: storeName, error: error)
-            }
-        }
-        return .storeReadableAgain(store: storeName)
+        // Flags this catalog lacks keep their bits and decisions.
+        let record = state.record
+        let unknown = catalog.allFeatures.symmetricDifference(FeatureStateRecord.everyFlag)
+        let encoded = FeatureStateRecord(
+            enabledFeatures: record.enabledFeatures.union(base.enabledFeatures.intersection(unknown)),
+            decidedFeatures: record.decidedFeatures.union(base.decidedFeatures.intersection(unknown)),
+            deniedConsentCategories: record.deniedConsentCategories
+        ).encoded()
+        return encoded == data ? nil : encoded
     }
 
     /// Recomputes the effective set and queues a change if it moved. Returns whether the caller must deliver.
@@ -597,6 +663,8 @@ public final class PrivacyManager: Sendable {
         var values: Feature
         /// The consent categories refused through the consent layer; persisted.
         var deniedCategories: Set<ConsentCategory>
+        /// The record as this process last read or saved it: what differs from it is this process's to save.
+        var saved: FeatureStateRecord
         /// Who an undecided flag's value comes from: the configuration, after a reset, or instead of an unreadable
         /// record.
         var undecidedSource: FeatureSource
@@ -641,6 +709,8 @@ public final class PrivacyManager: Sendable {
             self.undecidedSource = undecidedSource
             self.isHoldingWrites = isHoldingWrites
             self.consent = consent
+            self.saved = FeatureStateRecord(
+                enabledFeatures: values, decidedFeatures: decided, deniedConsentCategories: deniedCategories)
             self.effective = []
             self.effective = local.intersection(permitted)
         }

@@ -15,7 +15,7 @@ import Android
 public struct FileStoreError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What the store was doing.
     public enum Operation: String, Sendable, Hashable {
-        case open, read, write, sync, rename, remove, list, createDirectory = "create directory"
+        case open, read, write, sync, rename, remove, list, createDirectory = "create directory", lock
     }
 
     /// What went wrong.
@@ -153,8 +153,12 @@ package struct TreeRemoval: Sendable {
 ///
 /// Every operation is relative to an opened directory (see ``FileLocation``): symbolic links are never followed
 /// below the anchor, only regular files are opened (with `O_NONBLOCK`, so a FIFO or a device cannot block, and
-/// checked with `fstat` before a byte is read), and every read has a size limit. A later inter-process lock belongs in
-/// ``withDirectory(_:create:_:)``, which every operation goes through.
+/// checked with `fstat` before a byte is read), and every read has a size limit.
+///
+/// Every operation that writes or deletes takes the anchor directory's inter-process lock first (see
+/// ``lockFileName``), so a write, an append, a read-modify-write (``update(_:limit:_:)``) and a removal of temporary
+/// files never interleave with another process's. Reads take no lock: a replacement is one `rename`, and a reader of
+/// an appended file ignores a last line without its newline.
 ///
 /// Replacements are crash-safe. `FileManager.replaceItemAt` is not used: on Linux it can lose the file. The
 /// sequence is the classic one: write a temporary file in the same directory, flush it to the disk (`fsync`; on
@@ -188,19 +192,73 @@ package enum AtomicFile {
 
     /// Reads the whole file at `location`, or returns `nil` when it (or a directory on the way) does not exist.
     package static func read(_ location: FileLocation, limit: Int) throws(FileStoreError) -> Data? {
-        try withDirectory(location, create: false) { (directory, name) throws(FileStoreError) -> Data? in
+        try withDirectory(location, create: false) { (directory, name, _) throws(FileStoreError) -> Data? in
             guard let directory else { return nil }
-            let path = location.path
-            guard let kind = try kind(of: name, in: directory, path: path) else { return nil }
-            if kind == S_IFLNK { throw FileStoreError(path: path, operation: .open, problem: .symbolicLink) }
-            let fd = retryingOnInterrupt { openat(directory, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC) }
-            if fd < 0 {
-                if errno == ENOENT { return nil }
-                throw error(path: path, operation: .open, errno: errno, at: name, in: directory)
+            return try readFile(name, in: directory, path: location.path, limit: limit)
+        }
+    }
+
+    /// Reads the file at `location` in pieces of at most `chunkSize` bytes, handing each to `body`, so the file is
+    /// read in bounded memory. Returns `false` (having called `body` never) when the file does not exist.
+    ///
+    /// - Throws: ``FileStoreError`` as ``read(_:limit:)`` does, also when the file grows past `limit` while read.
+    package static func readChunks(
+        _ location: FileLocation, limit: Int, chunkSize: Int = 64 * 1024, _ body: (UnsafeRawBufferPointer) -> Void
+    ) throws(FileStoreError) -> Bool {
+        try withDirectory(location, create: false) { (directory, name, _) throws(FileStoreError) -> Bool in
+            guard let directory, let fd = try openRegularFile(name, in: directory, path: location.path) else {
+                return false
             }
             defer { close(fd) }
-            return try readRegularFile(fd, path: path, limit: limit)
+            let tooLarge = FileStoreError(path: location.path, operation: .read, problem: .tooLarge(limit: limit))
+            guard try requireRegularFile(fd, path: location.path) <= limit else { throw tooLarge }
+            var buffer = [UInt8](repeating: 0, count: chunkSize)
+            var total = 0
+            while true {
+                let count = buffer.withUnsafeMutableBytes { raw in
+                    retryingOnInterrupt { Glue.read(fd, raw.baseAddress, raw.count) }
+                }
+                if count < 0 { throw FileStoreError(path: location.path, operation: .read, code: errno) }
+                if count == 0 { return true }
+                total += count
+                if total > limit { throw tooLarge }
+                buffer.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
+            }
         }
+    }
+
+    /// Reads `name` in `directory` whole (at most `limit` bytes), or returns `nil` when it does not exist.
+    private static func readFile(
+        _ name: String, in directory: Int32, path: String, limit: Int
+    ) throws(FileStoreError) -> Data? {
+        guard let fd = try openRegularFile(name, in: directory, path: path) else { return nil }
+        defer { close(fd) }
+        return try readRegularFile(fd, path: path, limit: limit)
+    }
+
+    /// Opens `name` in `directory` for reading, without following a link and without blocking, or returns `nil`
+    /// when it does not exist. The caller checks the kind of file before it reads (``requireRegularFile(_:path:)``).
+    private static func openRegularFile(
+        _ name: String, in directory: Int32, path: String
+    ) throws(FileStoreError) -> Int32? {
+        guard let kind = try kind(of: name, in: directory, path: path) else { return nil }
+        if kind == S_IFLNK { throw FileStoreError(path: path, operation: .open, problem: .symbolicLink) }
+        let fd = retryingOnInterrupt { openat(directory, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC) }
+        if fd < 0 {
+            if errno == ENOENT { return nil }
+            throw error(path: path, operation: .open, errno: errno, at: name, in: directory)
+        }
+        return fd
+    }
+
+    /// Throws unless `fd` is a regular file; returns its size.
+    private static func requireRegularFile(_ fd: Int32, path: String) throws(FileStoreError) -> Int {
+        var status = stat()
+        if fstat(fd, &status) != 0 { throw FileStoreError(path: path, operation: .read, code: errno) }
+        guard status.st_mode & S_IFMT == S_IFREG else {
+            throw FileStoreError(path: path, operation: .open, problem: .notRegularFile(found: describe(status)))
+        }
+        return Int(status.st_size)
     }
 
     /// Reads a file a person named on a command line: symbolic links are followed (the person chose the path),
@@ -215,12 +273,7 @@ package enum AtomicFile {
     /// Checks that `fd` is a regular file of at most `limit` bytes, then reads it, never more than `limit + 1`
     /// bytes (the file may grow while it is read).
     private static func readRegularFile(_ fd: Int32, path: String, limit: Int) throws(FileStoreError) -> Data {
-        var status = stat()
-        if fstat(fd, &status) != 0 { throw FileStoreError(path: path, operation: .read, code: errno) }
-        guard status.st_mode & S_IFMT == S_IFREG else {
-            throw FileStoreError(path: path, operation: .open, problem: .notRegularFile(found: describe(status)))
-        }
-        guard status.st_size <= limit else {
+        guard try requireRegularFile(fd, path: path) <= limit else {
             throw FileStoreError(path: path, operation: .read, problem: .tooLarge(limit: limit))
         }
         var data = Data()
@@ -254,43 +307,129 @@ package enum AtomicFile {
     package static func write(
         _ data: Data, to location: FileLocation, durability: Durability = .full
     ) throws(FileStoreError) {
-        try withDirectory(location, create: true) { (directory, name) throws(FileStoreError) in
+        try withDirectory(location, create: true) { (directory, name, lock) throws(FileStoreError) in
             guard let directory else { return }
-            let temporary = temporaryName(for: name)
-            let temporaryPath = FileLocation(
-                anchor: location.anchor, components: location.components.dropLast() + [temporary]
-            ).path
-            var fd = retryingOnInterrupt {
-                openat(directory, temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
-            }
-            if fd < 0 { throw FileStoreError(path: temporaryPath, operation: .open, code: errno) }
+            try lock.acquire()
+            try replaceFile(name, in: directory, location: location, with: data, durability: durability)
+        }
+    }
+
+    /// Reads the file at `location` (`nil` when it does not exist) and replaces it with what `transform` makes of
+    /// it, or leaves it as it is when `transform` returns `nil`, all under the directory's lock and re-reading under
+    /// it: no other process's change made in between is lost, since there is no in between.
+    ///
+    /// A file that is there but unusable (a link, a FIFO, one over `limit` bytes) reads as `nil`: `transform`
+    /// decides what replaces it, never writing through it. `transform` runs with the lock held: it must only
+    /// compute (no waiting, no callback, no suspension).
+    ///
+    /// `durability` chooses, from the contents read and the replacement, how far the write must reach (see
+    /// ``Durability``); `full` unless told.
+    ///
+    /// - Throws: ``FileStoreError`` when the system refuses the read (then `transform` is not called and nothing is
+    ///   written: the file may hold what must not be lost), or the write.
+    package static func update(
+        _ location: FileLocation, limit: Int, durability: (Data?, Data) -> Durability = { _, _ in .full },
+        _ transform: (Data?) -> Data?
+    ) throws(FileStoreError) {
+        try withDirectory(location, create: true) { (directory, name, lock) throws(FileStoreError) in
+            guard let directory else { return }
+            try lock.acquire()
+            let current: Data?
             do throws(FileStoreError) {
-                let writeError: Int32? = data.withUnsafeBytes { raw in
-                    var offset = 0
-                    while offset < raw.count {
-                        let written = retryingOnInterrupt {
-                            Glue.write(fd, raw.baseAddress! + offset, raw.count - offset)
-                        }
-                        if written < 0 { return errno }
-                        offset += written
-                    }
-                    return nil
-                }
-                if let writeError { throw FileStoreError(path: temporaryPath, operation: .write, code: writeError) }
-                if flushToDisk(fd, durability) != 0 {
-                    throw FileStoreError(path: temporaryPath, operation: .sync, code: errno)
-                }
-                close(fd)
-                fd = -1
-                if renameat(directory, temporary, directory, name) != 0 {
-                    throw FileStoreError(path: location.path, operation: .rename, code: errno)
-                }
-            } catch {
-                if fd >= 0 { close(fd) }
-                unlinkat(directory, temporary, 0)
-                throw error
+                current = try readFile(name, in: directory, path: location.path, limit: limit)
+            } catch  where error.isHostileContent {
+                current = nil
             }
-            _ = flushToDisk(directory, durability)
+            guard let replacement = transform(current) else { return }
+            try replaceFile(
+                name, in: directory, location: location, with: replacement,
+                durability: durability(current, replacement))
+        }
+    }
+
+    /// Writes `data` to a temporary file beside `name`, flushes it and renames it over `name`. Called under the lock.
+    private static func replaceFile(
+        _ name: String, in directory: Int32, location: FileLocation, with data: Data, durability: Durability
+    ) throws(FileStoreError) {
+        let temporary = temporaryName(for: name)
+        let temporaryPath = FileLocation(
+            anchor: location.anchor, components: location.components.dropLast() + [temporary]
+        ).path
+        var fd = retryingOnInterrupt {
+            openat(directory, temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        }
+        if fd < 0 { throw FileStoreError(path: temporaryPath, operation: .open, code: errno) }
+        do throws(FileStoreError) {
+            if let writeError = writeAll(data, to: fd) {
+                throw FileStoreError(path: temporaryPath, operation: .write, code: writeError)
+            }
+            if flushToDisk(fd, durability) != 0 {
+                throw FileStoreError(path: temporaryPath, operation: .sync, code: errno)
+            }
+            close(fd)
+            fd = -1
+            if renameat(directory, temporary, directory, name) != 0 {
+                throw FileStoreError(path: location.path, operation: .rename, code: errno)
+            }
+        } catch {
+            if fd >= 0 { close(fd) }
+            unlinkat(directory, temporary, 0)
+            throw error
+        }
+        _ = flushToDisk(directory, durability)
+    }
+
+    /// Appends `line` (ending in a newline) to the file at `location`, creating it (owner-only) if needed: under
+    /// the directory's lock, one `O_APPEND` write, then a flush to the disk. Only the end of the file is read, so
+    /// the file's size costs nothing.
+    ///
+    /// A last line without its newline is an append a crash cut short (an acknowledged append was flushed whole).
+    /// It is repaired first: removed when `isCutShort` says it is the start of a line that was never finished (it is
+    /// given at most `maximumLineLength` bytes), ended with a newline otherwise, so the new line starts a line of its
+    /// own and nothing whole is lost.
+    package static func appendLine(
+        _ line: Data, to location: FileLocation, maximumLineLength: Int, isCutShort: (Data) -> Bool
+    ) throws(FileStoreError) {
+        try withDirectory(location, create: true) { (directory, name, lock) throws(FileStoreError) in
+            guard let directory else { return }
+            try lock.acquire()
+            let path = location.path
+            if try kind(of: name, in: directory, path: path) == S_IFLNK {
+                throw FileStoreError(path: path, operation: .open, problem: .symbolicLink)
+            }
+            let flags = O_RDWR | O_APPEND | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC
+            let fd = retryingOnInterrupt { openat(directory, name, flags, 0o600) }
+            if fd < 0 { throw error(path: path, operation: .open, errno: errno, at: name, in: directory) }
+            defer { close(fd) }
+            let size = try requireRegularFile(fd, path: path)
+            var bytes = Data()
+            if size > 0 {
+                // The last line, if it has no newline: at most maximumLineLength + 1 bytes are looked at.
+                let tailLength = min(size, maximumLineLength + 1)
+                var tail = [UInt8](repeating: 0, count: tailLength)
+                let count = tail.withUnsafeMutableBytes { raw in
+                    retryingOnInterrupt { pread(fd, raw.baseAddress, tailLength, off_t(size - tailLength)) }
+                }
+                if count != tailLength { throw FileStoreError(path: path, operation: .read, code: errno) }
+                if tail.last != UInt8(ascii: "\n") {
+                    let newline = tail.lastIndex(of: UInt8(ascii: "\n"))
+                    let start = newline.map { $0 + 1 } ?? (tailLength == size ? 0 : nil)
+                    if let start, isCutShort(Data(tail[start...])) {
+                        if ftruncate(fd, off_t(size - tailLength + start)) != 0 {
+                            throw FileStoreError(path: path, operation: .write, code: errno)
+                        }
+                    } else {
+                        bytes.append(UInt8(ascii: "\n"))
+                    }
+                }
+            }
+            bytes.append(line)
+            if let writeError = writeAll(bytes, to: fd) {
+                throw FileStoreError(path: path, operation: .write, code: writeError)
+            }
+            if flushToDisk(fd, .full) != 0 { throw FileStoreError(path: path, operation: .sync, code: errno) }
+            // A new file's name is durable only once its directory is flushed.
+            if size == 0 { _ = fsync(directory) }
         }
     }
 
@@ -333,8 +472,11 @@ package enum AtomicFile {
     /// - Throws: ``FileStoreError`` when it cannot be deleted (a directory there cannot).
     @discardableResult
     package static func remove(_ location: FileLocation) throws(FileStoreError) -> Bool {
-        try withDirectory(location, create: false) { (directory, name) throws(FileStoreError) -> Bool in
+        try withDirectory(location, create: false) { (directory, name, lock) throws(FileStoreError) -> Bool in
             guard let directory else { return false }
+            // The lock (and its file) only when there is something to delete.
+            guard try kind(of: name, in: directory, path: location.path) != nil else { return false }
+            try lock.acquire()
             if unlinkat(directory, name, 0) != 0 {
                 if errno == ENOENT { return false }
                 throw error(path: location.path, operation: .remove, errno: errno, at: name, in: directory)
@@ -352,10 +494,11 @@ package enum AtomicFile {
     package static func removeTree(_ location: FileLocation) -> TreeRemoval {
         var result = TreeRemoval()
         do throws(FileStoreError) {
-            try withDirectory(location, create: false) { (parent, name) throws(FileStoreError) in
+            try withDirectory(location, create: false) { (parent, name, lock) throws(FileStoreError) in
                 guard let parent else { return }
                 let path = location.path
                 guard let kind = try kind(of: name, in: parent, path: path) else { return }
+                try lock.acquire()
                 if kind != S_IFDIR {
                     // A link or anything else where the directory should be: delete the entry itself.
                     if unlinkat(parent, name, 0) != 0 && errno != ENOENT {
@@ -379,14 +522,19 @@ package enum AtomicFile {
 
     /// Deletes the temporary files that interrupted writes left in the directory at `url` (not below it).
     ///
-    /// A write in progress in another process loses its temporary file and fails; its data was not yet saved.
+    /// It runs under the directory's lock, so a write in progress in another process (which holds the lock from
+    /// creating its temporary file to renaming it) is never broken: only a write that can no longer finish left
+    /// what is removed. The lock is taken, and its file created, only when there is something to remove.
     package static func removeTemporaries(in url: URL) -> TreeRemoval {
         var result = TreeRemoval()
         // The directory is the anchor, as it is for the files in it.
         let location = FileLocation(anchor: url, components: ["."])
         do throws(FileStoreError) {
-            try withDirectory(location, create: false) { (directory, _) throws(FileStoreError) in
+            try withDirectory(location, create: false) { (directory, _, lock) throws(FileStoreError) in
                 guard let directory else { return }
+                guard try entries(of: directory, path: location.anchor).contains(where: isTemporaryName) else { return }
+                try lock.acquire()
+                // Listed again under the lock: what was listed before may have been a write in flight.
                 for entry in try entries(of: directory, path: location.anchor) where isTemporaryName(entry) {
                     if unlinkat(directory, entry, 0) == 0 {
                         result.removed.append(entry)
@@ -456,6 +604,8 @@ package enum AtomicFile {
             throw FileStoreError(path: path, operation: .list, code: code)
         }
         defer { closedir(stream) }
+        // The copy shares its position with `fd`: start from the beginning, whatever an earlier listing left.
+        rewinddir(stream)
         var names: [String] = []
         while let entry = readdir(stream) {
             let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
@@ -470,24 +620,33 @@ package enum AtomicFile {
 
     /// Opens `location`'s anchor and every directory below it but the last component, without following symbolic
     /// links, and runs `body` with the innermost directory's descriptor and the last component's name, or with
-    /// `nil` when a directory on the way does not exist and `create` is false.
+    /// `nil` when a directory on the way does not exist and `create` is false. `body` also gets the anchor's
+    /// ``DirectoryLock``, which it takes before it writes or deletes; it is released when `body` returns.
     ///
-    /// Every operation of this type goes through here: the place for a lock around a read-modify-write.
+    /// Every operation of this type goes through here.
     private static func withDirectory<Result>(
         _ location: FileLocation,
         create: Bool,
-        _ body: (Int32?, String) throws(FileStoreError) -> Result
+        _ body: (Int32?, String, DirectoryLock) throws(FileStoreError) -> Result
     ) throws(FileStoreError) -> Result {
         precondition(!location.components.isEmpty, "a file location names something below its anchor")
         let name = location.components[location.components.count - 1]
-        var fd = openDirectory(atPath: location.anchor)
-        if fd < 0 && errno == ENOENT && create {
+        var anchor = openDirectory(atPath: location.anchor)
+        if anchor < 0 && errno == ENOENT && create {
             try createDirectory(location.anchor)
-            fd = openDirectory(atPath: location.anchor)
+            anchor = openDirectory(atPath: location.anchor)
         }
-        if fd < 0 {
-            if errno == ENOENT && !create { return try body(nil, name) }
+        if anchor < 0 {
+            if errno == ENOENT && !create { return try body(nil, name, DirectoryLock(anchor: -1, path: "")) }
             throw directoryError(path: location.anchor, errno: errno)
+        }
+        // The anchor stays open until the end: the lock is taken on a file in it.
+        let lock = DirectoryLock(anchor: anchor, path: location.anchor)
+        var fd = anchor
+        defer {
+            if fd != anchor { close(fd) }
+            lock.release()
+            close(anchor)
         }
         var path = location.anchor
         for component in location.components.dropLast() {
@@ -495,23 +654,88 @@ package enum AtomicFile {
             var next = openat(fd, component, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
             if next < 0 && errno == ENOENT && create {
                 if mkdirat(fd, component, 0o700) != 0 && errno != EEXIST {
-                    let code = errno
-                    close(fd)
-                    throw FileStoreError(path: path, operation: .createDirectory, code: code)
+                    throw FileStoreError(path: path, operation: .createDirectory, code: errno)
                 }
                 next = openat(fd, component, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
             }
             if next < 0 {
                 let code = errno
-                defer { close(fd) }
-                if code == ENOENT && !create { return try body(nil, name) }
+                if code == ENOENT && !create { return try body(nil, name, lock) }
                 throw error(path: path, operation: .open, errno: code, at: component, in: fd, directory: true)
             }
-            close(fd)
+            if fd != anchor { close(fd) }
             fd = next
         }
-        defer { close(fd) }
-        return try body(fd, name)
+        return try body(fd, name, lock)
+    }
+
+    // MARK: The inter-process lock
+
+    /// `.featuregate.lock`: the lock file in each anchor directory the package writes to or deletes from.
+    ///
+    /// It holds nothing; ``DirectoryLock`` takes `flock(2)` on it. It is kept (never deleted: a process that
+    /// deleted it while another held the lock would let a third lock a new file) and is the one file besides the
+    /// gate state and the ledger that revoke-all leaves.
+    package static let lockFileName = ".featuregate.lock"
+
+    /// The inter-process lock of one anchor directory, taken on demand by one operation and released when the
+    /// operation ends.
+    ///
+    /// `flock(2)` (exclusive) on ``lockFileName``: it excludes other processes and, since every operation opens the
+    /// file anew, other threads of this process. The file is created (owner-only, never through a link) the first
+    /// time the lock is taken, which is only just before something is written or deleted: a process that changes
+    /// nothing creates nothing. It is held for one synchronous operation only, never across an `await`, a callback
+    /// or a suspension (iOS terminates a suspended app that holds a lock on a file in a shared container,
+    /// `0xdead10cc`). Operations never nest, so a thread never waits for a lock it holds.
+    package final class DirectoryLock {
+        private let anchor: Int32
+        private let path: String
+        private var fd: Int32 = -1
+
+        fileprivate init(anchor: Int32, path: String) {
+            self.anchor = anchor
+            self.path = path
+        }
+
+        /// Takes the lock, waiting for another holder to release it; does nothing when already taken.
+        ///
+        /// Something other than a regular file at the lock's name (a link, a FIFO) is deleted and replaced: it
+        /// cannot be anyone's lock, and leaving it would block every write.
+        package func acquire() throws(FileStoreError) {
+            guard fd < 0 else { return }
+            let lockPath = (path.hasSuffix("/") ? path : path + "/") + lockFileName
+            var descriptor: Int32 = -1
+            for attempt in 0..<2 {
+                descriptor = retryingOnInterrupt {
+                    openat(anchor, lockFileName, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0o600)
+                }
+                var status = stat()
+                if descriptor >= 0 && fstat(descriptor, &status) == 0 && status.st_mode & S_IFMT == S_IFREG { break }
+                let code = descriptor < 0 ? errno : EINVAL
+                if descriptor >= 0 { close(descriptor) }
+                descriptor = -1
+                var found = stat()
+                let isForeign =
+                    fstatat(anchor, lockFileName, &found, AT_SYMLINK_NOFOLLOW) == 0 && found.st_mode & S_IFMT != S_IFREG
+                    && found.st_mode & S_IFMT != S_IFDIR
+                guard attempt == 0, isForeign, unlinkat(anchor, lockFileName, 0) == 0 else {
+                    throw AtomicFile.error(path: lockPath, operation: .lock, errno: code, at: lockFileName, in: anchor)
+                }
+            }
+            if retryingOnInterrupt({ flock(descriptor, LOCK_EX) }) != 0 {
+                let code = errno
+                close(descriptor)
+                throw FileStoreError(path: lockPath, operation: .lock, code: code)
+            }
+            fd = descriptor
+        }
+
+        /// Releases the lock if it was taken.
+        fileprivate func release() {
+            guard fd >= 0 else { return }
+            close(fd)  // Closing the only descriptor of the open file releases the flock.
+            fd = -1
+        }
     }
 
     private static func openDirectory(atPath path: String) -> Int32 {
@@ -601,6 +825,19 @@ package enum AtomicFile {
         if fcntl(fd, durability == .full ? F_FULLFSYNC : F_BARRIERFSYNC) == 0 { return 0 }
         #endif
         return fsync(fd)
+    }
+
+    /// Writes all of `data` to `fd`; returns the `errno` of a failed write.
+    private static func writeAll(_ data: Data, to fd: Int32) -> Int32? {
+        data.withUnsafeBytes { raw in
+            var offset = 0
+            while offset < raw.count {
+                let written = retryingOnInterrupt { Glue.write(fd, raw.baseAddress! + offset, raw.count - offset) }
+                if written < 0 { return errno }
+                offset += written
+            }
+            return nil
+        }
     }
 
     private static func retryingOnInterrupt<T: BinaryInteger>(_ body: () -> T) -> T {

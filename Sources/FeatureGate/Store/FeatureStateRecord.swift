@@ -64,6 +64,26 @@ public struct FeatureStateRecord: Sendable, Hashable {
         self.deniedConsentCategories = deniedConsentCategories
     }
 
+    /// `self`, a record just read from the store, with the change from `before` to `after` made over it: the flags
+    /// whose decision or value differ between those two, and the refusals one of them has and the other has not,
+    /// take `after`'s state; every other flag and refusal stays as in `self`, including the bits of flags the
+    /// writer's catalog does not know.
+    ///
+    /// This is how a process saves without erasing what another process saved since it read the record.
+    package func merging(changeFrom before: FeatureStateRecord, to after: FeatureStateRecord) -> FeatureStateRecord {
+        let changed = before.decidedFeatures.symmetricDifference(after.decidedFeatures)
+            .union(before.enabledFeatures.symmetricDifference(after.enabledFeatures))
+        let decided = decidedFeatures.subtracting(changed).union(after.decidedFeatures.intersection(changed))
+        let enabled = enabledFeatures.subtracting(changed).union(after.enabledFeatures.intersection(changed))
+        let refused = after.deniedConsentCategories.subtracting(before.deniedConsentCategories)
+        let unrefused = before.deniedConsentCategories.subtracting(after.deniedConsentCategories)
+        return FeatureStateRecord(
+            enabledFeatures: enabled,
+            decidedFeatures: decided,
+            deniedConsentCategories: deniedConsentCategories.union(refused).subtracting(unrefused)
+        )
+    }
+
     private struct Payload: Codable {
         var version: Int
         var enabledFeatures: UInt

@@ -24,6 +24,30 @@ public protocol FeatureStore: Sendable {
 
     /// Deletes the stored record. Removing a record that does not exist succeeds and touches nothing.
     func remove() throws
+
+    /// Reads the stored record (`nil` when there is none) and replaces it with what `transform` returns (nothing
+    /// is written when it returns `nil`), so that no other writer of the same store, in this process or another,
+    /// comes between the read and the write.
+    ///
+    /// The manager saves every change this way, merging its own change into the record just read, so a decision
+    /// another process saved meanwhile is kept. `transform` only computes: it never waits or calls out, so a store
+    /// may run it holding a lock. The default implementation calls ``load()`` then ``save(_:)``, which is atomic
+    /// only against writers that share no process with another: implement it with a lock that other processes
+    /// respect too (``FileFeatureStore`` takes an inter-process file lock).
+    ///
+    /// A record that is there but unusable (a ``FileStoreError`` whose problem is not `system`) is passed as `nil`.
+    ///
+    /// - Throws: When the record cannot be read (then `transform` is not called) or written.
+    func update(_ transform: (Data?) -> Data?) throws
+}
+
+extension FeatureStore {
+    /// Loads, transforms and saves, without a lock; see ``FeatureStore/update(_:)``.
+    public func update(_ transform: (Data?) -> Data?) throws {
+        let stored: Data?
+        do { stored = try load() } catch let error as FileStoreError where error.isHostileContent { stored = nil }
+        if let record = transform(stored) { try save(record) }
+    }
 }
 
 /// A store that keeps the record in memory only: nothing survives the process.
@@ -45,4 +69,11 @@ public final class InMemoryFeatureStore: FeatureStore {
 
     /// Forgets the record.
     public func remove() throws { record.withLock { $0 = nil } }
+
+    /// Transforms the record held in memory under the store's lock.
+    public func update(_ transform: (Data?) -> Data?) throws {
+        record.withLock { stored in
+            if let replacement = transform(stored) { stored = replacement }
+        }
+    }
 }

@@ -2,6 +2,9 @@ import Foundation
 
 /// A store that keeps the record in one file, replaced atomically on every save.
 ///
+/// Processes may share the file (an app and its extensions in one app group container): every write takes the
+/// directory's inter-process lock, and ``update(_:)``, which the manager saves with, re-reads the record under it.
+///
 /// A save writes a temporary file beside the target, flushes it to disk with `fsync`, renames it over the
 /// target and flushes the directory. A process killed at any moment therefore leaves the old record or the
 /// new one, never a torn or empty file.
@@ -68,6 +71,25 @@ public struct FileFeatureStore: FeatureStore, CustomStringConvertible {
             && new.enabledFeatures.isSuperset(of: new.decidedFeatures.subtracting(old.decidedFeatures))
             && new.deniedConsentCategories.isSubset(of: old.deniedConsentCategories)
         return onlyAdds ? .ordered : .full
+    }
+
+    /// Reads the file and replaces it with what `transform` returns, holding the data directory's inter-process
+    /// lock from the read to the rename (see ``FeatureStore/update(_:)``). Writes nothing when `transform` returns
+    /// `nil`.
+    ///
+    /// - Throws: ``FileStoreError`` when the file exists but cannot be read (nothing is written then), or cannot be
+    ///   written.
+    public func update(_ transform: (Data?) -> Data?) throws {
+        var written: FeatureStateRecord??
+        try AtomicFile.update(
+            FileLocation(file: url), limit: Self.maximumRecordSize,
+            durability: { old, new in
+                let record = try? FeatureStateRecord(decoding: new)
+                written = .some(record)
+                return Self.durability(replacing: old.flatMap { try? FeatureStateRecord(decoding: $0) }, with: record)
+            },
+            transform)
+        if let written { lastRecord.withLock { $0 = written } }
     }
 
     /// Deletes the file. Does nothing when it does not exist.

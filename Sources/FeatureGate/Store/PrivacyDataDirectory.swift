@@ -9,6 +9,7 @@ import Foundation
 /// | `consent-ledger.jsonl` | the consent audit trail (``FileConsentLedger``) | kept, with the revocation recorded |
 /// | `anonymous-id` | the ``AnonymousIdentifier`` | deleted |
 /// | `featuregate-remote.json` | the server's last valid kill-switch payload (``RemoteLayerFile``), if any | kept: it holds no personal data |
+/// | `.featuregate.lock` | nothing: the lock processes sharing the directory take before they write | kept |
 ///
 /// Keep the SDK's own files (queues, caches, registrations) in subdirectories its subsystems purge: after
 /// revoke-all the directory then holds only ``retainedFileNames``.
@@ -23,9 +24,12 @@ public struct PrivacyDataDirectory: Sendable, Hashable, CustomStringConvertible 
     public static let anonymousIdentifierFileName = "anonymous-id"
     /// `featuregate-remote.json`: the remote layer, the last valid server payload; written only while a feature is on.
     public static let remoteLayerFileName = "featuregate-remote.json"
-    /// The only files revoke-all leaves in the directory: the gate's state and the consent ledger, sorted (and the
-    /// remote layer, when a server payload was ever kept).
-    public static let retainedFileNames = [consentLedgerFileName, stateFileName]
+    /// `.featuregate.lock`: the inter-process lock file, created the first time anything is written or deleted in
+    /// the directory. It holds nothing and is never deleted.
+    public static let lockFileName = AtomicFile.lockFileName
+    /// The only files revoke-all leaves in the directory: the lock file, the gate's state and the consent ledger,
+    /// sorted (and the remote layer, when a server payload was ever kept).
+    public static let retainedFileNames = [lockFileName, consentLedgerFileName, stateFileName]
 
     /// The directory.
     public let url: URL

@@ -239,7 +239,8 @@ func record(
         try await consent.setStatus(.denied, for: .analytics, source: .user)
         #expect(
             try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted() == [
-                PrivacyDataDirectory.consentLedgerFileName, PrivacyDataDirectory.stateFileName,
+                PrivacyDataDirectory.lockFileName, PrivacyDataDirectory.consentLedgerFileName,
+                PrivacyDataDirectory.stateFileName,
             ])
     }
 

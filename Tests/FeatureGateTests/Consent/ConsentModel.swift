@@ -271,6 +271,8 @@ struct ConsentModel {
         let before = current
         body(&self)
         guard current != before else { return }
+        // Back to what the store holds (a failed save undone): nothing to write, so no save to fail.
+        if case .record(let record) = stored, record == current { return }
         if failNextSave {
             failNextSave = false
         } else {

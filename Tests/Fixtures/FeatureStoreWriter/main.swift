@@ -4,10 +4,58 @@
 //   feature-store-writer manager PATH     toggle features through a PrivacyManager backed by PATH
 //   feature-store-writer blob PATH SIZE   save SIZE-byte records of one repeated byte, alternating A and B
 //   feature-store-writer ledger PATH      append consent records to a FileConsentLedger at PATH
+//   feature-store-writer share DIR TAG SEED OPERATIONS BASE
+//                                         one of several processes sharing the data directory DIR (see below)
 import FeatureGate
 import Foundation
+import PackageTestSupport
 
 let arguments = CommandLine.arguments
+// `share`: OPERATIONS seeded random operations on DIR's gate state and ledger, by a process whose catalog knows
+// only its own four flags (bits 16 + 4 TAG ...) and whose policy only its own four refusal-only categories
+// (`pTAGcK`). Before each operation it prints what it is about to do, after it `ok`, then `done` at the end:
+//   flags BITS        the own flags set to BITS (updateFeatures)
+//   consent K STATUS  category K set to STATUS (granted or denied) through a ConsentManager (ledger + gate state)
+//   append ID         a record appended to the ledger directly, its policy version ID (BASE + n)
+func share(directory: URL, tag: Int, seed: UInt64, operations: Int, base: Int) async throws {
+    var catalog = FeatureCatalog.builtIn
+    let own = (0..<4).map { Feature.custom(bit: 16 + 4 * tag + $0) }
+    for (index, flag) in own.enumerated() { catalog = try catalog.registering("p\(tag)f\(index)", as: flag) }
+    let categories = (0..<4).map { ConsentCategory("p\(tag)c\($0)") }
+    let policy = ConsentPolicy(version: 1, features: Dictionary(uniqueKeysWithValues: categories.map { ($0, []) }))
+    let data = PrivacyDataDirectory(url: directory)
+    let privacy = PrivacyManager(
+        configuration: PrivacyConfiguration(enabledFeatures: []), store: FileFeatureStore(url: data.stateFile),
+        catalog: catalog, consentPolicy: policy)
+    let ledger = FileConsentLedger(url: data.consentLedgerFile)
+    let consent = ConsentManager(privacy: privacy, ledger: ledger)
+    var random = SeededGenerator(seed: seed)
+    func say(_ line: String) { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
+    for index in 0..<operations {
+        switch Int.random(in: 0..<3, using: &random) {
+        case 0:
+            let bits = UInt.random(in: 0..<16, using: &random)
+            let on = Feature(rawValue: bits << (16 + 4 * tag))
+            say("flags \(bits)")
+            privacy.updateFeatures(enable: on, disable: Feature(own).subtracting(on))
+        case 1:
+            let category = Int.random(in: 0..<4, using: &random)
+            let status: ConsentStatus = Bool.random(using: &random) ? .granted : .denied
+            say("consent \(category) \(status == .granted ? "granted" : "denied")")
+            try await consent.setStatus(status, for: categories[category], source: .user)
+        default:
+            let id = base + index
+            say("append \(id)")
+            try ledger.append(
+                ConsentRecord(
+                    category: .analytics, previousStatus: .unknown, newStatus: .granted, time: Date(),
+                    policyVersion: id, source: .user))
+        }
+        say("ok")
+    }
+    say("done")
+}
+
 guard arguments.count >= 3 else {
     FileHandle.standardError.write(Data("usage: feature-store-writer manager|blob|ledger PATH [SIZE]\n".utf8))
     exit(2)
@@ -56,6 +104,11 @@ case "ledger":
         announce()
         status = status == .granted ? .denied : .granted
     }
+case "share" where arguments.count == 7:
+    guard let tag = Int(arguments[3]), (0..<4).contains(tag), let seed = UInt64(arguments[4]),
+        let operations = Int(arguments[5]), let base = Int(arguments[6])
+    else { exit(2) }
+    try await share(directory: URL(filePath: arguments[2]), tag: tag, seed: seed, operations: operations, base: base)
 default:
     exit(2)
 }
