@@ -179,28 +179,16 @@ public final class PrivacyManager: Sendable {
         }
 
         var initial = State(
-            configured: catalog.mask(configuration.enabledFeatures),
-            decided: catalog.mask(stored.decidedFeatures),
-            values: catalog.mask(stored.enabledFeatures),
-            deniedCategories: stored.deniedConsentCategories,
-            undecidedSource: source,
-            isHoldingWrites: held,
-            consent: consentPolicy.map { policy in
-                let refused = stored.deniedConsentCategories.map { category in
-                    (category, ConsentAnswer(status: .denied, decidedAt: nil, source: nil, policyVersion: 0))
-                }
-                let decisions = policy.decisions(
-                    answers: Dictionary(uniqueKeysWithValues: refused), context: ConsentContext(), now: Date())
-                return ConsentLayer(policy: policy, decisions: decisions)
-            }
-        )
+            rules: GateRules(
+                catalog: catalog, configured: configuration.enabledFeatures, stored: stored, undecidedSource: source,
+                isHoldingWrites: held, consentPolicy: consentPolicy))
         if let unreset {
             initial.saved = FeatureStateRecord(
                 enabledFeatures: catalog.mask(unreset.enabledFeatures),
                 decidedFeatures: catalog.mask(unreset.decidedFeatures),
                 deniedConsentCategories: unreset.deniedConsentCategories)
         }
-        let unswitched = initial.effective
+        let unswitched = initial.rules.unswitched
         if let remoteLayer {
             Self.loadRemoteLayer(remoteLayer, into: &initial, catalog: catalog, diagnostics: &diagnostics)
         }
@@ -266,10 +254,7 @@ public final class PrivacyManager: Sendable {
     public var enabledFeatures: Feature {
         get { Feature(rawValue: effectiveBits.load(ordering: .acquiring)) }
         set {
-            update { state in
-                let wanted = catalog.mask(newValue)
-                state.decide(enable: wanted.subtracting(state.effective), disable: state.effective.subtracting(wanted))
-            }
+            update { $0.rules.setEffective(newValue) }
         }
     }
 
@@ -279,21 +264,21 @@ public final class PrivacyManager: Sendable {
     /// nothing persists and notifies nothing. A flag that consent withholds or the kill switch disables stays off
     /// until they allow it.
     public func enableFeatures(_ features: Feature) {
-        update { $0.decide(enable: catalog.mask(features), disable: []) }
+        update { $0.rules.decide(enable: features, disable: []) }
     }
 
     /// Turns `features` off in the local layer, atomically, deciding every flag it changes.
     ///
     /// A flag already off locally is left as it is: a call that changes nothing persists and notifies nothing.
     public func disableFeatures(_ features: Feature) {
-        update { $0.decide(enable: [], disable: catalog.mask(features)) }
+        update { $0.rules.decide(enable: [], disable: features) }
     }
 
     /// Turns `enable` on and `disable` off in one atomic change of the local layer: one save, one notification.
     ///
     /// A flag in both sets ends up disabled: when two decisions disagree, the gate fails closed.
     public func updateFeatures(enable: Feature = [], disable: Feature = []) {
-        update { $0.decide(enable: catalog.mask(enable), disable: catalog.mask(disable)) }
+        update { $0.rules.decide(enable: enable, disable: disable) }
     }
 
     /// The features a server has switched off, whatever the app, the user or consent said.
@@ -303,14 +288,9 @@ public final class PrivacyManager: Sendable {
     /// payload and keeps the payload; setting it directly keeps nothing, and replaces the kept payload's set until
     /// the next payload or launch.
     public var remoteDisabledFeatures: Feature {
-        get { state.withLock { $0.remote } }
-        set {
-            update { state in
-                state.remote = catalog.mask(newValue)
-                // No payload, so no rule to name: reason(for:) says "remote kill switch" alone.
-                state.remoteRules = [:]
-            }
-        }
+        get { state.withLock { $0.rules.remote } }
+        // No payload, so no rule to name: reason(for:) says "remote kill switch" alone.
+        set { update { $0.rules.setRemote(newValue, rules: [:]) } }
     }
 
     /// Explains each flag in `features`: its local value and who decided it, what consent withholds, and the kill
@@ -320,7 +300,7 @@ public final class PrivacyManager: Sendable {
     /// - Returns: One reason per flag, lowest bit first.
     public func reasons(for features: Feature? = nil) -> [FeatureReason] {
         let flags = (features ?? catalog.allFeatures).flags
-        return state.withLock { state in flags.map { state.reason(for: $0) } }
+        return state.withLock { state in flags.map { state.rules.reason(for: $0) } }
     }
 
     /// Explains one flag: on or off, and which layer decided.
@@ -328,7 +308,7 @@ public final class PrivacyManager: Sendable {
     /// - Precondition: `flag` is exactly one flag; for several, use ``reasons(for:)``.
     public func reason(for flag: Feature) -> FeatureReason {
         precondition(flag.rawValue.nonzeroBitCount == 1, "reason(for:) explains one flag; use reasons(for:)")
-        return state.withLock { $0.reason(for: flag) }
+        return state.withLock { $0.rules.reason(for: flag) }
     }
 
     /// How many times a flag of `features` has gone from enabled to disabled in the effective set since the
@@ -361,12 +341,12 @@ public final class PrivacyManager: Sendable {
 
     /// The consent categories the gate state keeps as refused.
     var storedConsentRefusals: Set<ConsentCategory> {
-        state.withLock { $0.deniedCategories }
+        state.withLock { $0.rules.deniedCategories }
     }
 
     /// Attaches a consent layer judged by the consent manager, or replaces its decisions. Writes nothing.
     func setConsentDecisions(policy: ConsentPolicy, decisions: [ConsentCategory: ConsentDecision]) {
-        update { $0.consent = ConsentLayer(policy: policy, decisions: decisions) }
+        update { $0.rules.consent = GateRules.ConsentLayer(policy: policy, decisions: decisions) }
     }
 
     /// Applies one consent edge: decides `category`'s features (on for a grant, off for a refusal, undecided for
@@ -378,16 +358,7 @@ public final class PrivacyManager: Sendable {
         policy: ConsentPolicy,
         decisions: [ConsentCategory: ConsentDecision]
     ) {
-        update { state in
-            let features = catalog.mask(policy.features[category] ?? [])
-            switch edge {
-            case .granted: state.decide(features, on: true, by: category)
-            case .denied, .restricted: state.decide(features, on: false, by: category)
-            case .unknown, .expired: state.undecide(features)
-            }
-            state.setRefused(edge.isRefusal, category)
-            state.consent = ConsentLayer(policy: policy, decisions: decisions)
-        }
+        update { $0.rules.applyConsentEdge(category, edge: edge, policy: policy, decisions: decisions) }
     }
 
     // MARK: - Writing
@@ -396,15 +367,16 @@ public final class PrivacyManager: Sendable {
     /// set if it changed; delivers outside the lock.
     private func update<Result>(_ body: (inout State) -> Result) -> Result {
         let outcome: (result: Result, deliver: Bool, diagnostic: PrivacyManagerDiagnostic?) = state.withLock { state in
-            let before = state.record
+            let before = state.rules.record
             let result = body(&state)
+            let after = state.rules.record
             var diagnostic: PrivacyManagerDiagnostic?
-            if state.isHoldingWrites {
-                if state.record != before { diagnostic = retryHeldRecord(&state) }
-            } else if state.record != before && state.record != state.saved {
+            if state.rules.isHoldingWrites {
+                if after != before { diagnostic = retryHeldRecord(&state) }
+            } else if after != before && after != state.saved {
                 // (Back to what was saved, after a failed save: the store holds it, nothing to write.)
-                diagnostic = save(from: state.saved, to: state.record)
-                if diagnostic == nil { state.saved = state.record }
+                diagnostic = save(from: state.saved, to: after)
+                if diagnostic == nil { state.saved = after }
             }
             return (result, publish(&state), diagnostic)
         }
@@ -448,7 +420,7 @@ public final class PrivacyManager: Sendable {
     }
 
     /// Whether changes are held in memory because the stored record could not be read (see "Start-up").
-    public var isHoldingWrites: Bool { state.withLock { $0.isHoldingWrites } }
+    public var isHoldingWrites: Bool { state.withLock { $0.rules.isHoldingWrites } }
 
     /// Tries to read a stored record that could not be read at start-up; when it can be read now, merges the
     /// changes made since start-up into it and saves the result. Does nothing when no writes are held.
@@ -460,9 +432,9 @@ public final class PrivacyManager: Sendable {
     @discardableResult
     public func retryHeldStore() -> Bool {
         let outcome = state.withLock { state -> (PrivacyManagerDiagnostic?, Bool, Bool) in
-            guard state.isHoldingWrites else { return (nil, false, false) }
+            guard state.rules.isHoldingWrites else { return (nil, false, false) }
             let diagnostic = retryHeldRecord(&state)
-            return (diagnostic, publish(&state), state.isHoldingWrites)
+            return (diagnostic, publish(&state), state.rules.isHoldingWrites)
         }
         if let diagnostic = outcome.0 { diagnosticHandler?(diagnostic) }
         if outcome.1 { deliverPending() }
@@ -483,13 +455,13 @@ public final class PrivacyManager: Sendable {
         } catch  where !wasRead && Self.mayBecomeReadable(error) {
             return .storeUnreadableWritesHeld(store: storeName, error: error)
         } catch  where !wasRead {
-            do { try store.save(mergeHeldWrites(into: &state, stored: nil) ?? state.record.encoded()) } catch {
+            do { try store.save(mergeHeldWrites(into: &state, stored: nil) ?? state.rules.record.encoded()) } catch {
                 return .saveFailed(store: storeName, error: error)
             }
         } catch {
             return .saveFailed(store: storeName, error: error)
         }
-        state.saved = state.record
+        state.saved = state.rules.record
         return .storeReadableAgain(store: storeName)
     }
 
@@ -503,14 +475,10 @@ public final class PrivacyManager: Sendable {
             base = FeatureStateRecord(
                 enabledFeatures: [], decidedFeatures: [], deniedConsentCategories: base.deniedConsentCategories)
         }
-        state.merge(
-            undecidedSource: configuration.resetEnabledFeatures ? .reset : .configuration,
-            stored: FeatureStateRecord(
-                enabledFeatures: catalog.mask(base.enabledFeatures),
-                decidedFeatures: catalog.mask(base.decidedFeatures),
-                deniedConsentCategories: base.deniedConsentCategories))
+        state.rules.merge(
+            undecidedSource: configuration.resetEnabledFeatures ? .reset : .configuration, stored: base)
         // Flags this catalog lacks keep their bits and decisions.
-        let record = state.record
+        let record = state.rules.record
         let unknown = catalog.allFeatures.symmetricDifference(FeatureStateRecord.everyFlag)
         let encoded = FeatureStateRecord(
             enabledFeatures: record.enabledFeatures.union(base.enabledFeatures.intersection(unknown)),
@@ -522,9 +490,8 @@ public final class PrivacyManager: Sendable {
 
     /// Recomputes the effective set and queues a change if it moved. Returns whether the caller must deliver.
     private func publish(_ state: inout State) -> Bool {
-        let unswitched = state.local.intersection(state.permitted)
-        unswitchedBits.store(unswitched.rawValue, ordering: .releasing)
-        let effective = unswitched.subtracting(state.remote)
+        unswitchedBits.store(state.rules.unswitched.rawValue, ordering: .releasing)
+        let effective = state.rules.effective
         guard effective != state.effective else { return false }
         state.sequence += 1
         // Counted before the gate shows the change (see disableCount(of:)).
@@ -638,52 +605,14 @@ public final class PrivacyManager: Sendable {
         var continuation: AsyncStream<Feature>.Continuation
     }
 
-    /// How a ``ConsentManager`` judged each category, with its policy.
-    private struct ConsentLayer {
-        var policy: ConsentPolicy
-        var decisions: [ConsentCategory: ConsentDecision]
-
-        /// The categories that withhold `flag`, with their decisions.
-        func withholding(_ flag: Feature) -> [ConsentDecision] {
-            policy.features.compactMap { category, mapped in
-                guard !mapped.isDisjoint(with: flag) else { return nil }
-                let decision =
-                    decisions[category]
-                    ?? policy.decision(for: category, answer: nil, context: ConsentContext(), now: Date())
-                return decision.isPermitted ? nil : decision
-            }
-        }
-    }
-
     private struct State {
-        /// The configuration's flags: the value of every undecided flag.
-        var configured: Feature
-        /// The decided flags, and the decided value of each (`values ⊆ decided`).
-        var decided: Feature
-        var values: Feature
-        /// The consent categories refused through the consent layer; persisted.
-        var deniedCategories: Set<ConsentCategory>
+        /// The layers and the rules that change them.
+        var rules: GateRules
         /// The record as this process last read or saved it: what differs from it is this process's to save.
         var saved: FeatureStateRecord
-        /// Who an undecided flag's value comes from: the configuration, after a reset, or instead of an unreadable
-        /// record.
-        var undecidedSource: FeatureSource
-        /// The stored record could not be read: every undecided flag is off, and nothing is saved until it can be
-        /// read and the changes below are merged into it.
-        var isHoldingWrites: Bool
-        /// What changed while writes were held: these flags and refusals win over the stored record's.
-        var changedWhileHeld: Feature = []
-        var refusedWhileHeld: Set<ConsentCategory> = []
-        var unrefusedWhileHeld: Set<ConsentCategory> = []
-        /// Flags decided in this run, and by whom; decided flags in neither were read from the store.
-        var decidedByApp: Feature = []
-        var decidedByConsent: [UInt: ConsentCategory] = [:]
-        var consent: ConsentLayer?
-        var remote: Feature = []
-        /// Per remotely disabled flag, the rule or name that disabled it.
-        var remoteRules: [UInt: String] = [:]
         /// The kept payload, read at start-up or applied since.
         var remoteRecord: RemoteLayerRecord?
+        /// The effective set as last published to the atomics and queued for delivery.
         var effective: Feature
         var sequence: UInt64 = 0
         var pending: [(UInt64, FeatureChange)] = []
@@ -693,139 +622,10 @@ public final class PrivacyManager: Sendable {
         var observers: [ObserverEntry] = []
         var subscribers: [UInt64: Subscriber] = [:]
 
-        init(
-            configured: Feature,
-            decided: Feature,
-            values: Feature,
-            deniedCategories: Set<ConsentCategory>,
-            undecidedSource: FeatureSource,
-            isHoldingWrites: Bool,
-            consent: ConsentLayer?
-        ) {
-            self.configured = configured
-            self.decided = decided
-            self.values = values.intersection(decided)
-            self.deniedCategories = deniedCategories
-            self.undecidedSource = undecidedSource
-            self.isHoldingWrites = isHoldingWrites
-            self.consent = consent
-            self.saved = FeatureStateRecord(
-                enabledFeatures: values, decidedFeatures: decided, deniedConsentCategories: deniedCategories)
-            self.effective = []
-            self.effective = local.intersection(permitted)
-        }
-
-        /// While writes are held, an undecided flag is off: the unread record may have decided it off.
-        var local: Feature { isHoldingWrites ? values : values.union(configured.subtracting(decided)) }
-
-        var permitted: Feature {
-            guard let consent else { return FeatureStateRecord.everyFlag }
-            return consent.policy.permitted(FeatureStateRecord.everyFlag, decisions: consent.decisions)
-        }
-
-        /// What the store keeps.
-        var record: FeatureStateRecord {
-            FeatureStateRecord(
-                enabledFeatures: values, decidedFeatures: decided, deniedConsentCategories: deniedCategories)
-        }
-
-        /// An app decision: decides the flags whose local value it changes (`disable` wins over `enable`). A call
-        /// that changes no local value decides nothing, so it writes nothing.
-        mutating func decide(enable: Feature, disable: Feature) {
-            let wanted = local.union(enable).subtracting(disable)
-            var changed = wanted.symmetricDifference(local)
-            // While the record is unread, a flag that shows off may be on in it: turning it off is a decision.
-            if isHoldingWrites { changed.formUnion(disable) }
-            decided.formUnion(changed)
-            values = values.subtracting(changed).union(wanted.intersection(changed))
-            decidedByApp.formUnion(changed)
-            if isHoldingWrites { changedWhileHeld.formUnion(changed) }
-            forgetConsentDeciders(of: changed)
-        }
-
-        /// A consent edge: decides every flag of `features` to `isOn`, changed or not, so the person's answer
-        /// outlives a later change of the configuration.
-        mutating func decide(_ features: Feature, on isOn: Bool, by category: ConsentCategory) {
-            decided.formUnion(features)
-            values = isOn ? values.union(features) : values.subtracting(features)
-            decidedByApp.subtract(features)
-            if isHoldingWrites { changedWhileHeld.formUnion(features) }
-            for flag in features.flags { decidedByConsent[flag.rawValue] = category }
-        }
-
-        mutating func undecide(_ features: Feature) {
-            decided.subtract(features)
-            values.subtract(features)
-            if isHoldingWrites { changedWhileHeld.formUnion(features) }
-            decidedByApp.subtract(features)
-            forgetConsentDeciders(of: features)
-        }
-
-        /// Keeps or drops `category`'s refusal in the record.
-        mutating func setRefused(_ isRefused: Bool, _ category: ConsentCategory) {
-            if isRefused {
-                deniedCategories.insert(category)
-            } else {
-                deniedCategories.remove(category)
-            }
-            guard isHoldingWrites else { return }
-            if isRefused {
-                refusedWhileHeld.insert(category)
-                unrefusedWhileHeld.remove(category)
-            } else {
-                unrefusedWhileHeld.insert(category)
-                refusedWhileHeld.remove(category)
-            }
-        }
-
-        /// Takes `stored` (just read) for every flag and refusal not changed while writes were held, and stops
-        /// holding them.
-        mutating func merge(undecidedSource: FeatureSource, stored: FeatureStateRecord) {
-            let changed = changedWhileHeld
-            decided = stored.decidedFeatures.subtracting(changed).union(decided.intersection(changed))
-            values = stored.enabledFeatures.subtracting(changed).union(values.intersection(changed))
-                .intersection(decided)
-            deniedCategories = stored.deniedConsentCategories.union(refusedWhileHeld).subtracting(unrefusedWhileHeld)
-            isHoldingWrites = false
-            self.undecidedSource = undecidedSource
-            changedWhileHeld = []
-            refusedWhileHeld = []
-            unrefusedWhileHeld = []
-        }
-
-        /// Drops the consent deciders of `features`; allocates nothing when consent never decided a flag.
-        private mutating func forgetConsentDeciders(of features: Feature) {
-            guard !decidedByConsent.isEmpty else { return }
-            for flag in features.flags { decidedByConsent[flag.rawValue] = nil }
-        }
-
-        func reason(for flag: Feature) -> FeatureReason {
-            let source: FeatureSource
-            var decidingCategory: ConsentCategory?
-            if !decided.contains(flag) {
-                source = undecidedSource
-            } else if decidedByApp.contains(flag) {
-                source = .app
-            } else if let category = decidedByConsent[flag.rawValue] {
-                source = .consent
-                decidingCategory = category
-            } else {
-                source = .storedState
-            }
-            let withholding = consent?.withholding(flag) ?? []
-            return FeatureReason(
-                feature: flag,
-                isLocallyEnabled: local.contains(flag),
-                isRemotelyDisabled: remote.contains(flag),
-                remoteRule: remote.contains(flag) ? remoteRules[flag.rawValue] : nil,
-                source: source,
-                decidingCategory: decidingCategory,
-                withholdingConsent: Dictionary(uniqueKeysWithValues: withholding.map { ($0.category, $0.status) }),
-                consentBlockers: Dictionary(
-                    uniqueKeysWithValues: withholding.compactMap { decision in
-                        decision.blocker.flatMap { $0 == .region ? nil : (decision.category, $0) }
-                    })
-            )
+        init(rules: GateRules) {
+            self.rules = rules
+            self.saved = rules.record
+            self.effective = rules.effective
         }
     }
 }
@@ -866,14 +666,13 @@ extension PrivacyManager {
         }
         let record = RemoteLayerRecord(payload: payload, entityTag: entityTag, lastModified: lastModified)
         let outcome: Result<(any Error)?, RemoteLayerUpdateError> = update { state in
-            guard !state.local.intersection(state.permitted).isEmpty else { return .failure(.nothingEnabled) }
+            guard !state.rules.unswitched.isEmpty else { return .failure(.nothingEnabled) }
             var saveError: (any Error)?
             if state.remoteRecord != record {
                 do { try remoteLayer.save(record) } catch { saveError = error }
             }
             state.remoteRecord = record
-            state.remote = catalog.mask(disables.features)
-            state.remoteRules = disables.rules
+            state.rules.setRemote(disables.features, rules: disables.rules)
             return .success(saveError)
         }
         switch outcome {
@@ -905,8 +704,7 @@ extension PrivacyManager {
                         ($0.rawValue, "kept remote layer unreadable")
                     }))
         }
-        state.remote = catalog.mask(disables.features)
-        state.remoteRules = disables.rules
-        state.effective = state.effective.subtracting(state.remote)
+        state.rules.setRemote(disables.features, rules: disables.rules)
+        state.effective = state.rules.effective
     }
 }
