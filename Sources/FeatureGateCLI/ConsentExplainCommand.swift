@@ -214,7 +214,8 @@ private struct Explanation {
         }
         return .object([
             ("categories", .object(categories)), ("features", .object(features.map { ($0.name, .bool($0.isEnabled)) })),
-            ("at", date(at)), ("region", .stringOrNull(region?.code)), ("child", .bool(isChild)), ("gpc", .bool(isGPCOn)),
+            ("at", date(at)), ("region", .stringOrNull(region?.code)), ("child", .bool(isChild)),
+            ("gpc", .bool(isGPCOn)),
         ])
     }
 

@@ -96,7 +96,9 @@ import Darwin
         try scene.link(linked.url, to: scene.outside)
         let store = FileFeatureStore(url: linked.stateFile)
         #expect(
-            (#expect(throws: FileStoreError.self) { try store.save(FeatureStateRecord(enabledFeatures: .push).encoded()) })?.problem
+            (#expect(throws: FileStoreError.self) {
+                try store.save(FeatureStateRecord(enabledFeatures: .push).encoded())
+            })?.problem
                 == .symbolicLink)
         #expect((#expect(throws: FileStoreError.self) { try store.load() })?.problem == .symbolicLink)
         #expect(try FileManager.default.contentsOfDirectory(atPath: scene.outside.path) == ["secret.txt"])

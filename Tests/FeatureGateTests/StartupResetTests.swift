@@ -22,8 +22,9 @@ import Testing
             store: FileFeatureStore(url: url), diagnosticHandler: { diagnostics.append($0) })
 
         #expect(try Data(contentsOf: url) == Self.newerRecord)
-        guard case .storedStateNewerNotReset(let store, .unsupportedVersion(3, FeatureStateRecord.currentVersion)) =
-            gate.startupDiagnostics.first
+        guard
+            case .storedStateNewerNotReset(let store, .unsupportedVersion(3, FeatureStateRecord.currentVersion)) =
+                gate.startupDiagnostics.first
         else {
             Issue.record("expected storedStateNewerNotReset, got \(gate.startupDiagnostics)")
             return
@@ -82,7 +83,8 @@ import Testing
                 configuration: PrivacyConfiguration(enabledFeatures: [], resetEnabledFeatures: true), store: store)
             let record = try FeatureStateRecord(decoding: try #require(try FileFeatureStore(url: url).load()))
             #expect(
-                record == FeatureStateRecord(enabledFeatures: [], decidedFeatures: [], deniedConsentCategories: refused),
+                record
+                    == FeatureStateRecord(enabledFeatures: [], decidedFeatures: [], deniedConsentCategories: refused),
                 "round \(round)")
         }
     }
