@@ -34,13 +34,12 @@ import Synchronization
 /// ``PrivacyConfiguration/resetEnabledFeatures`` is set, in which case the record is rewritten with every flag
 /// undecided (its consent refusals kept; a record of a newer format is kept whole and reported). A record that is
 /// corrupt (or not a regular file within its size limit) is ignored in favour of the configuration, never of "all",
-/// and reported. A record the store cannot
-/// read at all (permissions, data protection, an I/O error) may hold the user's decisions, so it is never
-/// overwritten: every flag starts off unless decided in this run, and changes are held in memory
-/// (``isHoldingWrites``). Each change, and ``retryHeldStore()``, reads the store again; once it answers, the changes
-/// made meanwhile are merged over its record and saved. Start-up writes nothing (the reset aside). With consent, pass the
-/// ``ConsentPolicy`` to `init`: until the ``ConsentManager`` is attached the gate then withholds what an unanswered
-/// category withholds. Without it, consent withholds nothing until then, so create the consent manager right
+/// and reported. A record the store cannot read at all (permissions, data protection, an I/O error) may hold the
+/// user's decisions, so it is never overwritten: every flag starts off unless decided in this run, and changes are
+/// held in memory (``isHoldingWrites``). Each change, and ``retryHeldStore()``, reads the store again; once it
+/// answers, the changes made meanwhile are merged over its record and saved. Start-up writes nothing (the reset
+/// aside). With consent, pass the ``ConsentPolicy`` to `init`: until the ``ConsentManager`` is attached the gate
+/// then withholds what an unanswered category withholds. Without it, consent withholds nothing until then, so create the consent manager right
 /// after, before anything checks a flag.
 ///
 /// ## Many processes
