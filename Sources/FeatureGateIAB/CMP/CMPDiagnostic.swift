@@ -6,9 +6,8 @@ public struct CMPDiagnostic: Sendable, Hashable, CustomStringConvertible {
     @available(*, deprecated, renamed: "DiagnosticSeverity")
     public typealias Severity = DiagnosticSeverity
 
-    /// How serious it is: ``DiagnosticSeverity/error`` when a signal is malformed (the categories it covers read as
-    /// unknown at best), ``DiagnosticSeverity/warning`` when a signal was read but something about it is worth
-    /// knowing (the two TCF readings disagree, say).
+    /// How serious it is: `.error` when a signal is malformed (the categories it covers read as unknown at best),
+    /// `.warning` when a signal was read but something about it is worth knowing (the two TCF readings disagree).
     public var severity: DiagnosticSeverity
     /// The key the signal was read from.
     public var key: String
