@@ -88,6 +88,49 @@ import Testing
                 "round \(round)")
         }
     }
+
+    /// Real child processes record refusals and grants while this process launches again and again with the reset
+    /// set: after all of them, the gate state holds exactly the refusals each child's last answer left. A reset
+    /// that read, then deleted or rewrote without the lock, would erase a refusal saved in between.
+    @Test func refusalsOtherProcessesSaveSurviveResetsAtEveryLaunch() throws {
+        let seed = MultiProcessTests.seed()
+        let directory = TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let data = PrivacyDataDirectory(url: directory.url.appending(path: "data"))
+        try FileManager.default.createDirectory(at: directory.url, withIntermediateDirectories: true)
+        let operations = 400
+        let children = try (0..<2).map { tag in
+            try MultiProcessTests.Child(
+                directory: data.url, logs: directory.url, tag: tag, seed: seed &+ UInt64(tag), operations: operations,
+                base: (tag + 1) * 1_000_000)
+        }
+        var launches = 0
+        while children.contains(where: \.process.isRunning) || launches < 10 {
+            let gate = PrivacyManager(
+                configuration: PrivacyConfiguration(enabledFeatures: [], resetEnabledFeatures: true),
+                store: FileFeatureStore(url: data.stateFile))
+            #expect(gate.startupDiagnostics.isEmpty, "seed \(seed): \(gate.startupDiagnostics)")
+            launches += 1
+        }
+        for child in children { child.process.waitUntilExit() }
+
+        let record = try FeatureStateRecord(decoding: try #require(try FileFeatureStore(url: data.stateFile).load()))
+        var refusals = 0
+        for child in children {
+            #expect(child.process.terminationStatus == 0, "seed \(seed), child \(child.tag)")
+            let (steps, done) = child.steps()
+            #expect(done && steps.allSatisfy(\.acknowledged), "seed \(seed), child \(child.tag)")
+            var expected = MultiProcessTests.Expectation()
+            expected.apply(steps)
+            for index in 0..<4 {
+                let category = MultiProcessTests.category(index, tag: child.tag)
+                let refused = expected.statuses[index] == .denied
+                #expect(record.deniedConsentCategories.contains(category) == refused, "seed \(seed), \(category)")
+                refusals += expected.records[index, default: []].filter { $0 == .denied }.count
+            }
+        }
+        #expect(refusals > 20 && launches >= 10, "seed \(seed): too few refusals or launches to prove anything")
+    }
 }
 
 /// A store that runs `between` once, right after its first `load()` returns: what another process writes after
