@@ -93,17 +93,18 @@ enum CheckCommand: ToolCommand {
     static func jsonLine(
         file: String, valid: Bool, format: ConfigFormat?, names: [String]?, reset: Bool?,
         diagnostics: [ConfigDiagnostic]
-    ) -> String {
+    ) -> JSONOutput {
         let diagnosticObjects = diagnostics.map { diagnostic in
-            "{\"severity\":\(json(diagnostic.severity.rawValue)),\"keyPath\":\(json(diagnostic.keyPath)),"
-                + "\"message\":\(json(diagnostic.message))}"
+            JSONOutput.object([
+                ("severity", .string(diagnostic.severity.rawValue)), ("keyPath", .string(diagnostic.keyPath)),
+                ("message", .string(diagnostic.message)),
+            ])
         }
-        let namesJSON = names.map { "[" + $0.map(json).joined(separator: ",") + "]" } ?? "null"
-        return "{\"file\":\(json(file)),\"valid\":\(valid),\"format\":\(format.map { json($0.rawValue) } ?? "null"),"
-            + "\"enabledFeatures\":\(namesJSON),\"resetEnabledFeatures\":\(reset.map { "\($0)" } ?? "null"),"
-            + "\"diagnostics\":[\(diagnosticObjects.joined(separator: ","))]}"
+        return .object([
+            ("file", .string(file)), ("valid", .bool(valid)), ("format", .stringOrNull(format?.rawValue)),
+            ("enabledFeatures", names.map(JSONOutput.strings) ?? .null),
+            ("resetEnabledFeatures", reset.map(JSONOutput.bool) ?? .null),
+            ("diagnostics", .array(diagnosticObjects)),
+        ])
     }
-
-    /// A JSON string literal.
-    static func json(_ text: String) -> String { ConfigDocumentWriter.jsonString(text) }
 }

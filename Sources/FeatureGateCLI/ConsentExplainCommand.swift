@@ -198,21 +198,25 @@ private struct Explanation {
 
     func time(_ date: Date?) -> String { date.map { $0.formatted(Self.timeStyle) } ?? "-" }
 
-    var json: String {
-        func string(_ text: String?) -> String { text.map(CheckCommand.json) ?? "null" }
-        func date(_ date: Date?) -> String { string(date.map { $0.formatted(Self.timeStyle) }) }
+    var json: JSONOutput {
+        func date(_ date: Date?) -> JSONOutput { .stringOrNull(date.map { $0.formatted(Self.timeStyle) }) }
         let categories = decisions.map { decision in
-            CheckCommand.json(decision.category.rawValue) + ":{"
-                + "\"status\":\(string(decision.status.rawValue)),\"permitted\":\(decision.isPermitted),"
-                + "\"decidedAt\":\(date(decision.decidedAt)),\"source\":\(string(decision.source?.rawValue)),"
-                + "\"expiresAt\":\(date(decision.expiresAt)),\"needsAsking\":\(decision.needsAsking),"
-                + "\"askReason\":\(string(decision.askReason?.rawValue)),"
-                + "\"blockedBy\":\(string(decision.blocker?.rawValue)),\"reason\":\(string(reason(decision)))}"
+            (
+                decision.category.rawValue,
+                JSONOutput.object([
+                    ("status", .string(decision.status.rawValue)), ("permitted", .bool(decision.isPermitted)),
+                    ("decidedAt", date(decision.decidedAt)), ("source", .stringOrNull(decision.source?.rawValue)),
+                    ("expiresAt", date(decision.expiresAt)), ("needsAsking", .bool(decision.needsAsking)),
+                    ("askReason", .stringOrNull(decision.askReason?.rawValue)),
+                    ("blockedBy", .stringOrNull(decision.blocker?.rawValue)), ("reason", .string(reason(decision))),
+                ])
+            )
         }
-        let features = features.map { "\(CheckCommand.json($0.name)):\($0.isEnabled)" }
-        return "{\"categories\":{\(categories.joined(separator: ","))},"
-            + "\"features\":{\(features.joined(separator: ","))},"
-            + "\"at\":\(date(at)),\"region\":\(string(region?.code)),\"child\":\(isChild),\"gpc\":\(isGPCOn)}"
+        return .object([
+            ("categories", .object(categories)), ("features", .object(features.map { ($0.name, .bool($0.isEnabled)) })),
+            ("at", date(at)), ("region", .stringOrNull(region?.code)), ("child", .bool(isChild)),
+            ("gpc", .bool(isGPCOn)),
+        ])
     }
 
     var table: [String] {

@@ -20,6 +20,11 @@ struct Console {
         write(Data((UntrustedText.escaped(line, limit: .max) + "\n").utf8), to: FileHandle.standardOutput)
     }
 
+    /// Writes one JSON value on one line to standard output: how every command prints its `--json` output.
+    mutating func out(_ value: JSONOutput) {
+        out(value.text)
+    }
+
     /// Writes the tool's own multi-line text (help, overviews) to standard output, unescaped.
     mutating func help(_ text: String) {
         write(Data((text + "\n").utf8), to: FileHandle.standardOutput)

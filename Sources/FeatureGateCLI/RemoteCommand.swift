@@ -99,17 +99,14 @@ enum RemoteCheckCommand: ToolCommand {
         let disabled = decision.disables.features
         if asJSON {
             let reasons = disabled.flags.compactMap { flag in
-                catalog.name(of: flag).map { ($0, CheckCommand.json(decision.disables.rule(for: flag) ?? "")) }
+                catalog.name(of: flag).map { ($0, JSONOutput.string(decision.disables.rule(for: flag) ?? "")) }
             }.sorted { $0.0 < $1.0 }
-            let names = catalog.names(of: disabled).sorted().map(CheckCommand.json)
             console.out(
-                TCFJSON.object([
-                    ("file", CheckCommand.json(file)), ("valid", "true"),
-                    ("platform", CheckCommand.json(platform.rawValue)),
-                    ("sdkVersion", CheckCommand.json(sdkVersion)), ("appVersion", CheckCommand.json(appVersion)),
-                    ("disabled", "[" + names.joined(separator: ",") + "]"),
-                    ("reasons", TCFJSON.object(reasons)),
-                    ("refreshInterval", decision.disables.refreshInterval.map { "\($0)" } ?? "null"),
+                JSONOutput.object([
+                    ("file", .string(file)), ("valid", .bool(true)), ("platform", .string(platform.rawValue)),
+                    ("sdkVersion", .string(sdkVersion)), ("appVersion", .string(appVersion)),
+                    ("disabled", .strings(catalog.names(of: disabled).sorted())), ("reasons", .object(reasons)),
+                    ("refreshInterval", decision.disables.refreshInterval.map(JSONOutput.double) ?? .null),
                 ]))
         } else {
             explain(decision, file: file, target: target, console: &console)
@@ -139,9 +136,9 @@ enum RemoteCheckCommand: ToolCommand {
     {
         if asJSON {
             console.out(
-                TCFJSON.object([
-                    ("file", CheckCommand.json(file)), ("valid", "false"), ("keyPath", CheckCommand.json(keyPath)),
-                    ("message", CheckCommand.json(message)),
+                JSONOutput.object([
+                    ("file", .string(file)), ("valid", .bool(false)), ("keyPath", .string(keyPath)),
+                    ("message", .string(message)),
                 ]))
         } else {
             console.out("\(file): error: \(keyPath.isEmpty ? "" : keyPath + ": ")\(message)")

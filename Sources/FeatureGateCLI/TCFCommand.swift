@@ -39,17 +39,13 @@ enum TCFCommand {
     }
 }
 
-/// JSON building blocks shared by the `tcf` subcommands.
+/// The TCF values the `tcf` subcommands print, as JSON and as text.
 enum TCFJSON {
-    static func string(_ text: String) -> String { CheckCommand.json(text) }
-
-    static func ids<IDs: Sequence<Int>>(_ ids: IDs) -> String {
-        "[" + ids.map(String.init).joined(separator: ",") + "]"
-    }
+    static func ids<IDs: Sequence<Int>>(_ ids: IDs) -> JSONOutput { .array(ids.map(JSONOutput.int)) }
 
     /// `[[first,last],…]`: as long as the string that encoded the ranges, however many IDs they cover.
-    static func ranges(_ set: TCFIDRanges) -> String {
-        "[" + set.ranges.map { "[\($0.lowerBound),\($0.upperBound)]" }.joined(separator: ",") + "]"
+    static func ranges(_ set: TCFIDRanges) -> JSONOutput {
+        .array(set.ranges.map { .array([.int($0.lowerBound), .int($0.upperBound)]) })
     }
 
     /// ISO 8601 in UTC, with tenths of a second only when the value has them (TC string dates are deciseconds).
@@ -59,10 +55,6 @@ enum TCFJSON {
         var text = whole.formatted(.iso8601)
         if deciseconds % 10 != 0 { text = String(text.dropLast()) + ".\(deciseconds % 10)Z" }
         return text
-    }
-
-    static func object(_ members: [(String, String)]) -> String {
-        "{" + members.map { "\(string($0.0)):\($0.1)" }.joined(separator: ",") + "}"
     }
 }
 
@@ -152,47 +144,46 @@ enum TCFDecodeCommand: ToolCommand {
         "customPurposeLegitimateInterests", "diagnostics",
     ]
 
-    static func json(_ tc: TCString) -> String {
+    static func json(_ tc: TCString) -> JSONOutput {
         let restrictions = tc.publisherRestrictions.map {
-            TCFJSON.object([
-                ("purpose", "\($0.purpose)"), ("type", TCFJSON.string($0.type.rawValue)),
+            JSONOutput.object([
+                ("purpose", .int($0.purpose)), ("type", .string($0.type.rawValue)),
                 ("vendors", TCFJSON.ranges($0.vendors)),
             ])
         }
         let diagnostics = tc.warnings.map {
-            TCFJSON.object([
-                ("severity", TCFJSON.string("warning")), ("segment", TCFJSON.string($0.segment.rawValue)),
-                ("field", "null"),
-                ("bitOffset", "null"), ("message", TCFJSON.string($0.description)),
+            JSONOutput.object([
+                ("severity", .string(DiagnosticSeverity.warning.rawValue)), ("segment", .string($0.segment.rawValue)),
+                ("field", .null), ("bitOffset", .null), ("message", .string($0.description)),
             ])
         }
-        let values: [String] = [
-            "\(tc.version)", TCFJSON.string(TCFJSON.date(tc.created)), TCFJSON.string(TCFJSON.date(tc.lastUpdated)),
-            "\(tc.cmpID)", "\(tc.cmpVersion)", "\(tc.consentScreen)", TCFJSON.string(tc.consentLanguage),
-            "\(tc.vendorListVersion)", "\(tc.tcfPolicyVersion)", "\(tc.isServiceSpecific)",
-            "\(tc.useNonStandardTexts)", "\(tc.purposeOneTreatment)", TCFJSON.string(tc.publisherCountryCode),
+        let values: [JSONOutput] = [
+            .int(tc.version), .string(TCFJSON.date(tc.created)), .string(TCFJSON.date(tc.lastUpdated)),
+            .int(tc.cmpID), .int(tc.cmpVersion), .int(tc.consentScreen), .string(tc.consentLanguage),
+            .int(tc.vendorListVersion), .int(tc.tcfPolicyVersion), .bool(tc.isServiceSpecific),
+            .bool(tc.useNonStandardTexts), .bool(tc.purposeOneTreatment), .string(tc.publisherCountryCode),
             TCFJSON.ids(tc.specialFeatureOptIns), TCFJSON.ids(tc.purposeConsents),
             TCFJSON.ids(tc.purposeLegitimateInterests), TCFJSON.ids(tc.vendorConsents),
-            TCFJSON.ids(tc.vendorLegitimateInterests), "[" + restrictions.joined(separator: ",") + "]",
+            TCFJSON.ids(tc.vendorLegitimateInterests), .array(restrictions),
             TCFJSON.ids(tc.disclosedVendors ?? []), TCFJSON.ids(tc.allowedVendors ?? []),
             TCFJSON.ids(tc.publisherTC?.purposeConsents ?? []),
             TCFJSON.ids(tc.publisherTC?.purposeLegitimateInterests ?? []),
             TCFJSON.ids(tc.publisherTC?.customPurposeConsents ?? []),
             TCFJSON.ids(tc.publisherTC?.customPurposeLegitimateInterests ?? []),
-            "[" + diagnostics.joined(separator: ",") + "]",
+            .array(diagnostics),
         ]
         precondition(values.count == fieldNames.count, "a decode field without its name, or a name without its value")
-        return TCFJSON.object(Array(zip(fieldNames, values)))
+        return .object(Array(zip(fieldNames, values)))
     }
 
-    static func json(_ error: TCStringError) -> String {
-        let diagnostic = TCFJSON.object([
-            ("severity", TCFJSON.string("error")), ("segment", TCFJSON.string(error.segment.rawValue)),
-            ("field", TCFJSON.string(error.field)), ("bitOffset", "\(error.bitOffset)"),
-            ("message", TCFJSON.string(error.description)),
+    static func json(_ error: TCStringError) -> JSONOutput {
+        let diagnostic = JSONOutput.object([
+            ("severity", .string(DiagnosticSeverity.error.rawValue)), ("segment", .string(error.segment.rawValue)),
+            ("field", .string(error.field)), ("bitOffset", .int(error.bitOffset)),
+            ("message", .string(error.description)),
         ])
-        let values = fieldNames.dropLast().map { _ in "null" } + ["[" + diagnostic + "]"]
-        return TCFJSON.object(Array(zip(fieldNames, values)))
+        let values = fieldNames.dropLast().map { _ in JSONOutput.null } + [.array([diagnostic])]
+        return .object(Array(zip(fieldNames, values)))
     }
 
     static func text(_ tc: TCString) -> [String] {
@@ -303,20 +294,19 @@ enum TCFApplyCommand: ToolCommand {
         let modeKeys = ["analytics_storage", "ad_storage", "ad_user_data", "ad_personalization"]
         let parameters = consent.consentMode.parameters
         if arguments.flags.contains("--json") {
-            let categoryJSON = TCFJSON.object(
-                categories.map { ($0.rawValue, TCFJSON.string(consent.status(for: $0).rawValue)) })
-            let modeJSON = TCFJSON.object(modeKeys.map { ($0, TCFJSON.string(parameters[$0] ?? "denied")) })
+            let categoryJSON = JSONOutput.object(
+                categories.map { ($0.rawValue, .string(consent.status(for: $0).rawValue)) })
+            let modeJSON = JSONOutput.object(modeKeys.map { ($0, .string(parameters[$0] ?? "denied")) })
             let diagnosticsJSON = diagnostics.map {
-                TCFJSON.object([
-                    ("severity", TCFJSON.string($0.severity.rawValue)), ("key", TCFJSON.string($0.key)),
-                    ("message", TCFJSON.string($0.message)),
+                JSONOutput.object([
+                    ("severity", .string($0.severity.rawValue)), ("key", .string($0.key)),
+                    ("message", .string($0.message)),
                 ])
             }
             console.out(
-                TCFJSON.object([
-                    ("categories", categoryJSON),
-                    ("features", "[" + features.map(TCFJSON.string).joined(separator: ",") + "]"),
-                    ("consentMode", modeJSON), ("diagnostics", "[" + diagnosticsJSON.joined(separator: ",") + "]"),
+                JSONOutput.object([
+                    ("categories", categoryJSON), ("features", .strings(features)), ("consentMode", modeJSON),
+                    ("diagnostics", .array(diagnosticsJSON)),
                 ]))
         } else {
             for category in categories { console.out("\(category): \(consent.status(for: category).rawValue)") }

@@ -9,13 +9,9 @@ import FeatureGate
 /// Config.plist: error: enabledFeatures[2]: line 9: unknown feature name "anlytics"; did you mean "analytics"?
 /// ```
 public struct ConfigDiagnostic: Sendable, Hashable, CustomStringConvertible {
-    /// Whether the diagnostic makes the config invalid.
-    public enum Severity: String, Sendable, Hashable {
-        /// The config is invalid; the reader returns no configuration.
-        case error
-        /// The config is valid; something was dropped or defaulted, and never widened.
-        case warning
-    }
+    /// Whether the diagnostic makes the config invalid: the severity every FeatureGate module's diagnostics share.
+    @available(*, deprecated, renamed: "DiagnosticSeverity")
+    public typealias Severity = DiagnosticSeverity
 
     /// What kind of problem this is. The same kind may be an error in one mode and a warning in another.
     public enum Kind: String, Sendable, Hashable, CaseIterable {
@@ -86,8 +82,9 @@ public struct ConfigDiagnostic: Sendable, Hashable, CustomStringConvertible {
         case invalidValue
     }
 
-    /// Whether this is an error or a warning.
-    public let severity: Severity
+    /// Whether this is an error (the config is invalid; the reader returns no configuration) or a warning (the
+    /// config is valid; something was dropped or defaulted, and never widened).
+    public let severity: DiagnosticSeverity
     /// What kind of problem this is.
     public let kind: Kind
     /// The file path, or the source name given to the reader (`<data>` and `<dictionary>` by default).
@@ -111,7 +108,7 @@ public struct ConfigDiagnostic: Sendable, Hashable, CustomStringConvertible {
 
     /// Creates a diagnostic. Readers create them; tools and tests may too.
     public init(
-        severity: Severity,
+        severity: DiagnosticSeverity,
         kind: Kind,
         source: String,
         keyPath: String,

@@ -17,7 +17,7 @@ import Testing
         _ = directory.file(
             "reset.plist",
             Data(plist("<key>enabledFeatures</key><string>push</string>\n<key>resetEnabledFeatures</key><true/>").utf8))
-        _ = directory.file("state.json", FeatureStateRecord.encode([.analytics, .contacts]))
+        _ = directory.file("state.json", FeatureStateRecord(enabledFeatures: [.analytics, .contacts]).encoded())
         return directory
     }
 
@@ -279,7 +279,7 @@ import Testing
         // The state file is only read.
         #expect(
             try Data(contentsOf: directory.url.appending(path: "state.json"))
-                == FeatureStateRecord.encode([.analytics, .contacts]))
+                == FeatureStateRecord(enabledFeatures: [.analytics, .contacts]).encoded())
     }
 
     @Test func explainWithAnUnreadableStateFallsBackToTheConfigurationAndSaysSo() throws {

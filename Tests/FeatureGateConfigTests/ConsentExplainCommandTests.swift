@@ -17,7 +17,7 @@ import Testing
         let directory = TemporaryDirectory()
         _ = directory.file("config.json", Data(ConsentPolicyConfigTests.example.utf8))
         _ = directory.file("ledger.jsonl", Data(Self.ledger.utf8))
-        _ = directory.file("state.json", FeatureStateRecord.encode([.push]))
+        _ = directory.file("state.json", FeatureStateRecord(enabledFeatures: [.push]).encoded())
         return directory
     }
 

@@ -73,7 +73,7 @@ import Darwin
         gate.disableFeatures(.push)
         #expect(!scene.isSymbolicLink(scene.data.stateFile))
         #expect(try Data(contentsOf: scene.secretFile) == scene.secret)
-        #expect(try FeatureStateRecord.decode(Data(contentsOf: scene.data.stateFile)) == [])
+        #expect(try FeatureStateRecord(decoding: Data(contentsOf: scene.data.stateFile)).enabledFeatures == [])
     }
 
     @Test func aLinkAtTheLedgerIsNeverCopiedIntoTheAuditTrail() throws {
@@ -96,7 +96,9 @@ import Darwin
         try scene.link(linked.url, to: scene.outside)
         let store = FileFeatureStore(url: linked.stateFile)
         #expect(
-            (#expect(throws: FileStoreError.self) { try store.save(FeatureStateRecord.encode(.push)) })?.problem
+            (#expect(throws: FileStoreError.self) {
+                try store.save(FeatureStateRecord(enabledFeatures: .push).encoded())
+            })?.problem
                 == .symbolicLink)
         #expect((#expect(throws: FileStoreError.self) { try store.load() })?.problem == .symbolicLink)
         #expect(try FileManager.default.contentsOfDirectory(atPath: scene.outside.path) == ["secret.txt"])

@@ -29,7 +29,7 @@ import Darwin
         #expect(AtomicFile.removeTemporaries(in: directory.url).removed.isEmpty)
         #expect(names(directory).isEmpty)
 
-        try FileFeatureStore(url: data.stateFile).save(FeatureStateRecord.encode(.push))
+        try FileFeatureStore(url: data.stateFile).save(FeatureStateRecord(enabledFeatures: .push).encoded())
         #expect(names(directory) == [Self.lock, PrivacyDataDirectory.stateFileName])
         let attributes = try FileManager.default.attributesOfItem(atPath: directory.path + "/" + Self.lock)
         #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)

@@ -52,16 +52,23 @@ import Testing
         #expect(store.storedFeatures == [])
     }
 
-    @Test func resetDiscardsAndRemovesTheStoredValue() {
+    @Test func resetDiscardsTheStoredDecisions() throws {
         let store = RecordingFeatureStore(stored: .all)
         let gate = PrivacyManager(
             configuration: PrivacyConfiguration(enabledFeatures: .push, resetEnabledFeatures: true),
             store: store
         )
         #expect(gate.enabledFeatures == .push)
-        #expect(store.record == nil)
-        #expect(store.calls.removes == 1)
+        #expect(
+            try FeatureStateRecord(decoding: try #require(store.record))
+                == FeatureStateRecord(enabledFeatures: [], decidedFeatures: []))
+        #expect(store.calls.saves == 1)
         #expect(gate.reason(for: .push).source == .reset)
+
+        // The next launch with the reset still set finds nothing to discard and writes nothing.
+        _ = PrivacyManager(
+            configuration: PrivacyConfiguration(enabledFeatures: .push, resetEnabledFeatures: true), store: store)
+        #expect(store.calls.saves == 1)
     }
 
     /// A refusal the consent ledger failed to record lives only in the stored state: the reset keeps it.
@@ -145,7 +152,7 @@ import Testing
     }
 
     @Test func aStoreThatThrowsOnLoadFailsClosedInsteadOfFallingBackToTheConfiguration() {
-        let store = RecordingFeatureStore(record: FeatureStateRecord.encode(.all), failLoad: true)
+        let store = RecordingFeatureStore(record: FeatureStateRecord(enabledFeatures: .all).encoded(), failLoad: true)
         let gate = manager(.push, store: store)
         #expect(gate.enabledFeatures == [])
         #expect(gate.isHoldingWrites)
@@ -159,11 +166,21 @@ import Testing
         #expect(store.storedFeatures == .all)
     }
 
+    /// The deprecated statics still work, as the one way they forward to.
+    @available(*, deprecated)
+    @Test func theDeprecatedStaticsForwardToTheRecordsOwnEncoding() throws {
+        let data = FeatureStateRecord.encode([.push, .contacts])
+        #expect(data == FeatureStateRecord(enabledFeatures: [.push, .contacts]).encoded())
+        #expect(try FeatureStateRecord.decode(data) == [.push, .contacts])
+        let partial = FeatureStateRecord(enabledFeatures: .push, decidedFeatures: [.push, .analytics]).encoded()
+        #expect(try FeatureStateRecord.decode(partial) == .push)
+    }
+
     @Test func recordsRoundTripAndIgnoreFieldsAddedLater() throws {
-        #expect(
-            try FeatureStateRecord.decode(FeatureStateRecord.encode([.push, .featureFlags])) == [.push, .featureFlags])
+        let record = FeatureStateRecord(enabledFeatures: [.push, .featureFlags])
+        #expect(try FeatureStateRecord(decoding: record.encoded()) == record)
         let later = Data(#"{"version":1,"enabledFeatures":4,"updatedAt":"2026-01-01"}"#.utf8)
-        #expect(try FeatureStateRecord.decode(later) == .push)
+        #expect(try FeatureStateRecord(decoding: later).enabledFeatures == .push)
     }
 
     /// The record is formatted by hand for speed; it must stay byte for byte what `JSONEncoder` writes, and read

@@ -117,7 +117,7 @@ private struct FileSDK {
         #expect(sdk.files == PrivacyDataDirectory.retainedFileNames)
         #expect(sdk.files == [".featuregate.lock", "consent-ledger.jsonl", "featuregate-state.json"])
         let state = try #require(sdk.read(sdk.directory.stateFile))
-        #expect(try FeatureStateRecord.decode(state) == [])
+        #expect(try FeatureStateRecord(decoding: state).enabledFeatures == [])
         let trail = try FileConsentLedger(url: sdk.directory.consentLedgerFile).load().records
         // The trail keeps milliseconds; compare everything else.
         func summary(_ record: ConsentRecord) -> String {

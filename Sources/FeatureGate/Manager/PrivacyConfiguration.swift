@@ -11,9 +11,12 @@ public struct PrivacyConfiguration: Sendable, Hashable {
     /// Whether to discard the stored features at start-up and use ``enabledFeatures`` instead.
     ///
     /// Set it for one release when an app update must change what is enabled for existing installs; the
-    /// stored record is deleted at start-up, or, when it keeps consent refusals (``FeatureStateRecord``'s
-    /// `deniedConsentCategories`), rewritten with those alone: a reset never lifts a user's "no". Leave it `false`
-    /// otherwise, or every launch forgets the user's choices.
+    /// stored record is rewritten at start-up with no flag decided, keeping its consent refusals
+    /// (``FeatureStateRecord``'s `deniedConsentCategories`): a reset never lifts a user's "no". The rewrite is one
+    /// read-modify-write under the store's lock, so a refusal another process saves meanwhile is kept too. A record
+    /// written by a newer version is left as it is and reported
+    /// (``PrivacyManagerDiagnostic/storedStateNewerNotReset(store:error:)``). Leave it `false` otherwise, or every
+    /// launch forgets the user's choices.
     public var resetEnabledFeatures: Bool
 
     /// Creates a configuration.

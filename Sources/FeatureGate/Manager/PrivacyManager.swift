@@ -8,7 +8,7 @@ import Synchronization
 /// ```swift
 /// let privacy = PrivacyManager(
 ///     configuration: PrivacyConfiguration(enabledFeatures: []),   // default-off
-///     store: FileFeatureStore(url: URL(filePath: supportDirectory + "/features.json"))
+///     store: FileFeatureStore(url: URL(filePath: supportDirectory + "/featuregate-state.json"))
 /// )
 /// guard privacy.isEnabled(.analytics) else { return }             // one atomic load
 /// ```
@@ -31,15 +31,15 @@ import Synchronization
 ///
 /// ## Start-up
 /// The store is read once, in `init`. A stored record's decided flags win over the configuration unless
-/// ``PrivacyConfiguration/resetEnabledFeatures`` is set, in which case the record is deleted (or rewritten with its
-/// consent refusals alone) and every flag is undecided. A record that is corrupt (or not a regular file within its
-/// size limit) is ignored in favour of the configuration, never of "all", and reported. A record the store cannot
-/// read at all (permissions, data protection, an I/O error) may hold the user's decisions, so it is never
-/// overwritten: every flag starts off unless decided in this run, and changes are held in memory
-/// (``isHoldingWrites``). Each change, and ``retryHeldStore()``, reads the store again; once it answers, the changes
-/// made meanwhile are merged over its record and saved. Start-up writes nothing (the reset aside). With consent, pass the
-/// ``ConsentPolicy`` to `init`: until the ``ConsentManager`` is attached the gate then withholds what an unanswered
-/// category withholds. Without it, consent withholds nothing until then, so create the consent manager right
+/// ``PrivacyConfiguration/resetEnabledFeatures`` is set, in which case the record is rewritten with every flag
+/// undecided (its consent refusals kept; a record of a newer format is kept whole and reported). A record that is
+/// corrupt (or not a regular file within its size limit) is ignored in favour of the configuration, never of "all",
+/// and reported. A record the store cannot read at all (permissions, data protection, an I/O error) may hold the
+/// user's decisions, so it is never overwritten: every flag starts off unless decided in this run, and changes are
+/// held in memory (``isHoldingWrites``). Each change, and ``retryHeldStore()``, reads the store again; once it
+/// answers, the changes made meanwhile are merged over its record and saved. Start-up writes nothing (the reset
+/// aside). With consent, pass the ``ConsentPolicy`` to `init`: until the ``ConsentManager`` is attached the gate
+/// then withholds what an unanswered category withholds. Without it, consent withholds nothing until then, so create the consent manager right
 /// after, before anything checks a flag.
 ///
 /// ## Many processes
@@ -123,37 +123,52 @@ public final class PrivacyManager: Sendable {
 
         if configuration.resetEnabledFeatures {
             // Discarding is the one write start-up may do, and only when there is something to discard. Refusals
-            // kept for consent are the user's, not the app's to reset: a record holding some is rewritten with
-            // them alone.
-            var exists = true
-            var refusals: Set<ConsentCategory> = []
+            // kept for consent are the user's, not the app's to reset: the record is rewritten with nothing decided
+            // and everything else it keeps. One read-modify-write under the store's lock, so a refusal another process
+            // saves between the read and the reset is not lost. A record in a newer format is kept as it is:
+            // rewriting it in this format would drop what this version does not understand.
             var previous: FeatureStateRecord?
+            var newer: FeatureStateRecordError?
+            var (wasRead, resetting) = (false, false)
             do {
-                let data = try store.load()
-                exists = data != nil
-                previous = data.flatMap { try? FeatureStateRecord(decoding: $0) }
-                refusals = previous?.deniedConsentCategories ?? []
-            } catch  where Self.mayBecomeReadable(error) {
+                // An unlocked look first: with nothing stored there is nothing to discard, and taking the store's
+                // lock would create its directory and lock file.
+                if try store.load() != nil {
+                    try store.update { data in
+                        wasRead = true
+                        guard let data else { return nil }
+                        do throws(FeatureStateRecordError) {
+                            previous = try FeatureStateRecord(decoding: data)
+                        } catch .unsupportedVersion(let found, let supported) {
+                            newer = .unsupportedVersion(found: found, supported: supported)
+                            return nil
+                        } catch {}
+                        // Every flag undecided; what else the record keeps (the refusals) stays.
+                        stored = previous ?? stored
+                        stored.decidedFeatures = []
+                        stored.enabledFeatures = []
+                        resetting = true
+                        let reset = stored.encoded()
+                        return reset == data ? nil : reset
+                    }
+                    if resetting { source = .reset }
+                }
+            } catch  where !wasRead && Self.mayBecomeReadable(error) {
                 // The record may hold refusals: it is neither deleted nor overwritten while it cannot be read.
                 diagnostics.append(.storeUnreadableWritesHeld(store: storeName, error: error))
                 held = true
-                exists = false
                 source = .unreadableStoredState
-            } catch {}
-            if exists {
-                do {
-                    if refusals.isEmpty {
-                        try store.remove()
-                    } else {
-                        stored = FeatureStateRecord(
-                            enabledFeatures: [], decidedFeatures: [], deniedConsentCategories: refusals)
-                        try store.save(stored.encoded())
-                    }
-                    source = .reset
-                } catch {
-                    diagnostics.append(.removeFailed(store: storeName, error: error))
-                    unreset = previous
-                }
+            } catch  where !wasRead {
+                // There but not a record (a link, a FIFO, a file over its limit): corrupt, as without a reset.
+                diagnostics.append(.loadFailed(store: storeName, error: error))
+                source = .unreadableStoredState
+            } catch {
+                diagnostics.append(.removeFailed(store: storeName, error: error))
+                unreset = previous
+            }
+            if let newer {
+                diagnostics.append(.storedStateNewerNotReset(store: storeName, error: newer))
+                source = .unreadableStoredState
             }
         } else {
             do {

@@ -18,8 +18,14 @@ public enum PrivacyManagerDiagnostic: Sendable, CustomStringConvertible {
     case unknownFlagsDropped(store: String, dropped: Feature)
     /// Saving a changed decision failed. The change holds in memory, but a later launch will not see it.
     case saveFailed(store: String, error: any Error)
-    /// Removing the stored record (for `resetEnabledFeatures`) failed.
+    /// Resetting the stored record (for ``PrivacyConfiguration/resetEnabledFeatures``) failed: it could not be
+    /// written. The configuration applies in this run, and the next save still resets the record.
     case removeFailed(store: String, error: any Error)
+    /// ``PrivacyConfiguration/resetEnabledFeatures`` met a record written by a newer version of the package, and
+    /// kept it as it is: rewriting it in this version's format would drop what this version does not understand
+    /// (its refusals among them). The configuration applies in this run; saves leave the record alone too
+    /// (``saveFailed(store:error:)``), and the newer version still reads it.
+    case storedStateNewerNotReset(store: String, error: FeatureStateRecordError)
     /// The kept remote layer exists but could not be read or interpreted. Every flag is remotely disabled until a
     /// valid payload replaces it.
     case remoteLayerUnreadable(file: String, error: any Error)
@@ -43,7 +49,9 @@ public enum PrivacyManagerDiagnostic: Sendable, CustomStringConvertible {
         case .saveFailed(let store, let error):
             "\(store): cannot save features (\(error)); the change holds until the app exits"
         case .removeFailed(let store, let error):
-            "\(store): cannot remove stored features for reset (\(error))"
+            "\(store): cannot reset stored features (\(error))"
+        case .storedStateNewerNotReset(let store, let error):
+            "\(store): \(error); kept as it is, not reset; using the configuration"
         case .remoteLayerUnreadable(let file, let error):
             "\(file): cannot read the kept remote layer (\(error)); every feature is remotely disabled until a valid payload arrives"
         case .remoteLayerSaveFailed(let file, let error):

@@ -153,6 +153,7 @@ public struct FeatureStateRecord: Sendable, Hashable {
     }
 
     /// Encodes a whole set chosen at once: every flag decided, `features` on, no consent refusals.
+    @available(*, deprecated, message: "Use FeatureStateRecord(enabledFeatures:).encoded()")
     public static func encode(_ features: Feature) -> Data {
         FeatureStateRecord(enabledFeatures: features).encoded()
     }
@@ -160,6 +161,7 @@ public struct FeatureStateRecord: Sendable, Hashable {
     /// Decodes a record and returns its decided flags that are on.
     ///
     /// - Throws: ``FeatureStateRecordError`` for anything but a well-formed record of a supported version.
+    @available(*, deprecated, message: "Use FeatureStateRecord(decoding:).enabledFeatures")
     public static func decode(_ data: Data) throws(FeatureStateRecordError) -> Feature {
         try FeatureStateRecord(decoding: data).enabledFeatures
     }

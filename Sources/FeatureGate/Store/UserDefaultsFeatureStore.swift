@@ -12,7 +12,8 @@ import Foundation
 /// `isDataAvailable`, see ``UserDefaultsReader``). The two errors are thrown, so the manager does not take the
 /// configuration as the stored state, nor overwrite the real record with it.
 public struct UserDefaultsFeatureStore: FeatureStore, @unchecked Sendable {
-    // UserDefaults is documented as thread-safe but not marked Sendable.
+    // UserDefaults is thread-safe, and Apple's current SDKs mark it `@unchecked Sendable` (swift-corelibs-foundation
+    // does not); `@unchecked` here keeps the conformance independent of the SDK. Every stored property is immutable.
     private let defaults: UserDefaults
     private let reader: UserDefaultsReader
     /// The key that holds the record.

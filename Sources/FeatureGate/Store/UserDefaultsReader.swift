@@ -9,7 +9,8 @@ import Foundation
 /// `UIApplication.isProtectedDataAvailable` as last seen on the main actor (kept in a lock or an atomic), updated on
 /// `protectedDataDidBecomeAvailableNotification` and `protectedDataWillBecomeUnavailableNotification`.
 public struct UserDefaultsReader: DefaultsReader, @unchecked Sendable {
-    // UserDefaults is thread-safe but not Sendable.
+    // UserDefaults is thread-safe, and Apple's current SDKs mark it `@unchecked Sendable` (swift-corelibs-foundation
+    // does not); `@unchecked` here keeps the conformance independent of the SDK. Every stored property is immutable.
     private let defaults: UserDefaults
     /// The store's name in errors.
     public let storeName: String

@@ -320,7 +320,7 @@ package struct ConfigValidator {
     }
 
     mutating func report(
-        _ severity: ConfigDiagnostic.Severity,
+        _ severity: DiagnosticSeverity,
         _ kind: ConfigDiagnostic.Kind,
         _ keyPath: String,
         line: Int? = nil,

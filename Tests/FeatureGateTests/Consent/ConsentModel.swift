@@ -195,19 +195,19 @@ struct ConsentModel {
         undecidedSource = .configuration
         current = Record()
         if reset {
-            // Everything is discarded but the refusals kept for consent.
-            if case .record(let record) = stored, !record.denied.isEmpty {
+            // Every decision is discarded, the refusals kept for consent stay: the record (a corrupt one included)
+            // is rewritten with them alone, unless it already is just that.
+            if stored != .none {
                 // Kept in memory even when the rewrite fails (the old record then stays, unused).
-                current.denied = record.denied
-                if failNextSave {
+                if case .record(let record) = stored { current.denied = record.denied }
+                if stored == .record(current) {
+                    undecidedSource = .reset
+                } else if failNextSave {
                     failNextSave = false
                 } else {
                     stored = .record(current)
                     undecidedSource = .reset
                 }
-            } else if stored != .none {
-                stored = .none
-                undecidedSource = .reset
             }
         } else {
             switch stored {

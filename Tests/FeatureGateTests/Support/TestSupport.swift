@@ -22,14 +22,14 @@ final class RecordingFeatureStore: FeatureStore, CustomStringConvertible {
     }
 
     convenience init(stored features: Feature) {
-        self.init(record: FeatureStateRecord.encode(features))
+        self.init(record: FeatureStateRecord(enabledFeatures: features).encoded())
     }
 
     struct Failure: Error {}
 
     var calls: Calls { inner.withLock { $0.calls } }
     var record: Data? { inner.withLock { $0.record } }
-    var storedFeatures: Feature? { record.flatMap { try? FeatureStateRecord.decode($0) } }
+    var storedFeatures: Feature? { record.flatMap { try? FeatureStateRecord(decoding: $0).enabledFeatures } }
     var description: String { "recording store" }
 
     func load() throws -> Data? {
