@@ -587,13 +587,15 @@ public final class PrivacyManager: Sendable {
     public func observeFromNow(
         _ handler: @escaping @Sendable (FeatureChange) -> Void
     ) -> (current: Feature, token: ObservationToken) {
+        let observed = ObservedHandler(handler)
         let (id, current) = state.withLock { state in
             state.nextID += 1
-            state.observers.append(ObserverEntry(id: state.nextID, startSequence: state.sequence, handler: handler))
+            state.observers.append(
+                ObserverEntry(id: state.nextID, startSequence: state.sequence, handler: { observed.call($0) }))
             return (state.nextID, state.effective)
         }
-        let token = ObservationToken { [weak self] in
-            // Returned, so the handler is released after the lock: it may hold the last reference to something
+        let token = ObservationToken(stopping: observed) { [weak self] in
+            // Returned, so the entry is released after the lock: it may hold the last reference to something
             // whose deinit uses this manager, or to the manager itself.
             _ = self?.state.withLock { state in
                 state.observers.firstIndex { $0.id == id }.map { state.observers.remove(at: $0) }

@@ -9,19 +9,19 @@ import Testing
     /// user made in the app since, in this run or after a relaunch.
     @Test func aCMPThatFlapsThroughUnknownDoesNotUndoAnInAppDenial() async throws {
         let system = ConsentSystem()
-        try await system.consent.applyAnswer(.granted, for: .analytics, from: .cmp)
+        try await system.consent.applyAnswer(.granted, for: .analytics, source: .cmp)
         try await system.consent.setStatus(.denied, for: .analytics, source: .user)
-        try await system.consent.applyAnswer(.unknown, for: .analytics, from: .cmp)
-        try await system.consent.applyAnswer(.granted, for: .analytics, from: .cmp)
+        try await system.consent.applyAnswer(.unknown, for: .analytics, source: .cmp)
+        try await system.consent.applyAnswer(.granted, for: .analytics, source: .cmp)
         #expect(await system.consent.status(for: .analytics) == .denied)
         system.relaunch(configuration: [], reset: false)
-        try await system.consent.applyAnswer(.unknown, for: .analytics, from: .cmp)
-        try await system.consent.applyAnswer(.granted, for: .analytics, from: .cmp)
+        try await system.consent.applyAnswer(.unknown, for: .analytics, source: .cmp)
+        try await system.consent.applyAnswer(.granted, for: .analytics, source: .cmp)
         #expect(await system.consent.status(for: .analytics) == .denied)
         #expect(!system.privacy.isAnyEnabled([.analytics, .tagsAndAttributes]))
         // A real change still counts.
-        try await system.consent.applyAnswer(.denied, for: .analytics, from: .cmp)
-        try await system.consent.applyAnswer(.granted, for: .analytics, from: .cmp)
+        try await system.consent.applyAnswer(.denied, for: .analytics, source: .cmp)
+        try await system.consent.applyAnswer(.granted, for: .analytics, source: .cmp)
         #expect(await system.consent.status(for: .analytics) == .granted)
     }
 
@@ -29,9 +29,9 @@ import Testing
     /// grant had turned on stays off, and the grant stays.
     @Test func anUnknownAnswerDoesNotUndecideTheAppsOwnOff() async throws {
         let system = ConsentSystem()
-        try await system.consent.applyAnswer(.granted, for: .analytics, from: .cmp)
+        try await system.consent.applyAnswer(.granted, for: .analytics, source: .cmp)
         system.privacy.disableFeatures(.analytics)
-        try await system.consent.applyAnswer(.unknown, for: .analytics, from: .cmp)
+        try await system.consent.applyAnswer(.unknown, for: .analytics, source: .cmp)
         #expect(await system.consent.status(for: .analytics) == .granted)
         #expect(system.privacy.reason(for: .analytics).source == .app)
         #expect(!system.privacy.isEnabled(.analytics))
@@ -42,9 +42,9 @@ import Testing
     /// An unknown answer is not a first answer either: it records nothing.
     @Test func anUnknownAnswerRecordsNothing() async throws {
         let system = ConsentSystem()
-        #expect(try await system.consent.applyAnswer(.unknown, for: .analytics, from: .cmp) == nil)
+        #expect(try await system.consent.applyAnswer(.unknown, for: .analytics, source: .cmp) == nil)
         try await system.consent.setStatus(.granted, for: .analytics, source: .user)
-        #expect(try await system.consent.applyAnswer(.unknown, for: .analytics, from: .att) == nil)
+        #expect(try await system.consent.applyAnswer(.unknown, for: .analytics, source: .att) == nil)
         #expect(try await system.consent.records().map(\.source) == [.user])
     }
 
@@ -93,14 +93,14 @@ import Testing
     @Test func anAnswerTheLedgerRefusedIsRecordedBeforeTheNextRecord() async throws {
         let system = ConsentSystem()
         system.ledger.failNextAppend()
-        _ = try? await system.consent.applyAnswer(.denied, for: .analytics, from: .cmp)
+        _ = try? await system.consent.applyAnswer(.denied, for: .analytics, source: .cmp)
         #expect(await system.consent.status(for: .analytics) == .denied)
         try await system.consent.setStatus(.granted, for: .analytics, source: .user)
         let records = try await system.consent.records()
         #expect(records.map(\.source) == [.cmp, .user])
         #expect(records.map(\.newStatus) == [.denied, .granted])
         system.relaunch(configuration: [], reset: false)
-        try await system.consent.applyAnswer(.denied, for: .analytics, from: .cmp)
+        try await system.consent.applyAnswer(.denied, for: .analytics, source: .cmp)
         #expect(await system.consent.status(for: .analytics) == .granted)
     }
 
