@@ -281,7 +281,12 @@ public actor ConsentManager {
 
     // MARK: - Answers
 
-    /// Sets the status of `category`, records it, and updates the features.
+    /// Sets the status of `category`, records it, and updates the features: a decision someone made.
+    ///
+    /// Use this for the user's choice in the app's consent screen (``ConsentSource/user``), the app's own default
+    /// (``ConsentSource/appDefault``), or a migration. For a source the app reads again and again (App Tracking
+    /// Transparency, a consent platform, a server), use ``applyAnswer(_:for:source:)``, which decides only when
+    /// that source's answer changes, so its repeated answer never undoes a later decision.
     ///
     /// The change is an edge of `category` only: a grant decides its features on, a denial or restriction decides
     /// them off, unknown returns them to the configuration; the permitted set follows. Setting the status a
@@ -324,7 +329,9 @@ public actor ConsentManager {
     /// An answer noticed to have expired arrives as a change to ``ConsentStatus/expired`` (source
     /// ``ConsentSource/appDefault``, previous status the answer that expired). The handler runs synchronously on
     /// the manager's executor, after the features were updated: keep it short, and hop to another task to call
-    /// back into the manager. Read ``allStatuses`` for the statuses at registration.
+    /// back into the manager. Read ``allStatuses`` for the statuses at registration. Once
+    /// ``ObservationToken/cancel()`` returns, the handler is never called again (a call under way on another
+    /// thread is waited for).
     public nonisolated func observe(_ handler: @escaping @Sendable (ConsentChange) -> Void) -> ObservationToken {
         let observed = ObservedHandler(handler)
         let id = observers.withLock { observers in
