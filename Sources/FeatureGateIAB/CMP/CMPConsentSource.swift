@@ -80,11 +80,12 @@ public actor CMPConsentSource {
     }
 
     /// Like ``refresh()``, but returns `nil` without applying anything when the keys are exactly those of the last
-    /// snapshot applied (another app's or FeatureGate's own defaults write, say).
+    /// snapshot applied (another app's or FeatureGate's own defaults write, say), or when `isStopped` says so at
+    /// the moment this refresh's turn comes (a ``CMPRefresher`` stopped while the refresh waited behind another).
     @discardableResult
-    package func refreshIfChanged() async -> Refresh? {
+    package func refreshIfChanged(unless isStopped: @escaping @Sendable () -> Bool = { false }) async -> Refresh? {
         await serially { source in
-            guard source.keys.isReadable else { return nil }
+            guard !isStopped(), source.keys.isReadable else { return nil }
             let snapshot = CMPKey.snapshot(of: source.keys)
             return snapshot == source.lastSnapshot ? nil : await source.apply(snapshot)
         }
