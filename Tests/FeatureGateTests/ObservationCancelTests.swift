@@ -12,31 +12,41 @@ private func onAnotherThread(_ body: @escaping @Sendable () -> Void) {
     done.wait()
 }
 
+/// Registers two observers through `observe`; the first one's handler cancels the second from another thread and
+/// waits for that cancel to return; then `change` makes one change. Returns whether the cancel returned, and how
+/// many times the second handler ran after it had.
+private func cancelWhileAnEarlierHandlerRuns(
+    observe: (@escaping @Sendable () -> Void) -> ObservationToken,
+    change: () async -> Void
+) async -> (cancelReturned: Bool, lateCalls: Int) {
+    let lateCalls = LockedValue(0)
+    let second = LockedValue<ObservationToken?>(nil)
+    let cancelReturned = LockedValue(false)
+    let first = observe {
+        onAnotherThread {
+            second.withLock { $0 }?.cancel()
+            cancelReturned.withLock { $0 = true }
+        }
+    }
+    let token = observe {
+        if cancelReturned.withLock({ $0 }) { lateCalls.withLock { $0 += 1 } }
+    }
+    second.withLock { $0 = token }
+    await change()
+    withExtendedLifetime(first) {}
+    return (cancelReturned.withLock { $0 }, lateCalls.withLock { $0 })
+}
+
 /// Issue 17 part 4: once `cancel()` of an observation returns, its handler is never called again, whoever delivers.
 @Suite struct ObservationCancelTests {
     /// The delivering thread took its list of observers, then another thread cancelled the second one while the
     /// first one's handler ran: before, the second handler still ran after its `cancel()` had returned.
-    @Test func anObserverCancelledWhileAnEarlierOneRunsIsNotCalled() {
+    @Test func anObserverCancelledWhileAnEarlierOneRunsIsNotCalled() async {
         let gate = manager([])
-        let lateCalls = LockedValue(0)
-        let second = LockedValue<ObservationToken?>(nil)
-        let cancelReturned = LockedValue(false)
-        let first = gate.observe { _ in
-            // Cancel the second observer from another thread, and wait until that cancel returned.
-            onAnotherThread {
-                second.withLock { $0 }?.cancel()
-                cancelReturned.withLock { $0 = true }
-            }
-        }
-        second.withLock {
-            $0 = gate.observe { _ in
-                if cancelReturned.withLock({ $0 }) { lateCalls.withLock { $0 += 1 } }
-            }
-        }
-        gate.enableFeatures(.push)
-        withExtendedLifetime(first) {}
-        #expect(cancelReturned.withLock { $0 })
-        #expect(lateCalls.withLock { $0 } == 0)
+        let (cancelReturned, lateCalls) = await cancelWhileAnEarlierHandlerRuns(
+            observe: { body in gate.observe { _ in body() } }, change: { gate.enableFeatures(.push) })
+        #expect(cancelReturned)
+        #expect(lateCalls == 0)
     }
 
     /// A cancel from another thread while the handler runs returns only once the handler returned.
@@ -126,26 +136,13 @@ private func onAnotherThread(_ body: @escaping @Sendable () -> Void) {
 
     /// The consent manager's observers follow the same rule: an observer cancelled from another thread while an
     /// earlier observer's handler runs is not called for that change.
-    @Test func aConsentObserverCancelledWhileAnEarlierOneRunsIsNotCalled() async throws {
+    @Test func aConsentObserverCancelledWhileAnEarlierOneRunsIsNotCalled() async {
         let consent = ConsentManager(privacy: manager([]), ledger: InMemoryConsentLedger())
-        let lateCalls = LockedValue(0)
-        let second = LockedValue<ObservationToken?>(nil)
-        let cancelReturned = LockedValue(false)
-        let first = consent.observe { _ in
-            onAnotherThread {
-                second.withLock { $0 }?.cancel()
-                cancelReturned.withLock { $0 = true }
-            }
-        }
-        second.withLock {
-            $0 = consent.observe { _ in
-                if cancelReturned.withLock({ $0 }) { lateCalls.withLock { $0 += 1 } }
-            }
-        }
-        try await consent.setStatus(.granted, for: .analytics, source: .user)
-        withExtendedLifetime(first) {}
-        #expect(cancelReturned.withLock { $0 })
-        #expect(lateCalls.withLock { $0 } == 0)
+        let (cancelReturned, lateCalls) = await cancelWhileAnEarlierHandlerRuns(
+            observe: { body in consent.observe { _ in body() } },
+            change: { _ = try? await consent.setStatus(.granted, for: .analytics, source: .user) })
+        #expect(cancelReturned)
+        #expect(lateCalls == 0)
     }
 
     /// 2,000 consent observers registered and cancelled while 2,000 consent changes are delivered: none is
