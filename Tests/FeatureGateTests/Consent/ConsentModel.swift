@@ -11,6 +11,11 @@ import Foundation
 /// first; a stricter region applies at once, a looser one at the next launch; a child is never permitted a
 /// child-prohibited category; Global Privacy Control, an outside source, refuses sale-or-sharing categories when it
 /// turns on.
+///
+/// Issue 17 part 4's: an outside source's answer decides only when it differs from its last valid answer; unknown is
+/// no answer (it is not remembered and changes nothing); what a source said is remembered even when the ledger
+/// refuses the entry, which goes in before the next entry that does; beside a refusal only the gate state kept, a
+/// source's first answer that is not a refusal only becomes its memory.
 struct ConsentModel {
     /// What outlives a launch: the gate's stored record, the consent ledger, the system's ATT status.
     enum StoredRecord: Equatable {
