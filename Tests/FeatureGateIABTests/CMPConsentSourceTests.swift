@@ -124,14 +124,20 @@ final class FlakyLedger: ConsentLedger {
         #expect(await source.refresh().records.isEmpty)
     }
 
-    @Test func aMalformedStringTakesAGrantBackToUnknown() async throws {
+    /// Issue 17 part 4: a malformed string is no answer. It changes and records nothing, and the same grant read
+    /// again afterwards does not undo the denial the user made in the app in between.
+    @Test func aMalformedStringIsNoAnswerAndTheSameGrantAfterItUndoesNoDenial() async throws {
         let (privacy, consent, keys, source) = setUp(Self.analyticsOnly)
         await source.refresh()
+        try await consent.setStatus(.denied, for: .analytics, source: .user)
         keys.set(Self.analyticsOnly.merging([CMPKey.tcString: .string("garbage")]) { $1 })
         let refresh = await source.refresh()
         #expect(refresh.consent.hasErrors)
-        #expect(refresh.records.map(\.newStatus) == [.unknown])
-        #expect(await consent.status(for: .analytics) == .unknown)
+        #expect(refresh.records.isEmpty)
+        #expect(await consent.status(for: .analytics) == .denied)
+        keys.set(Self.analyticsOnly)
+        #expect(await source.refresh().records.isEmpty)
+        #expect(await consent.status(for: .analytics) == .denied)
         #expect(!privacy.isEnabled(.analytics))
     }
 

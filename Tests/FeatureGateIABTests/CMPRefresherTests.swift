@@ -157,6 +157,17 @@ private final class CountingCMPKeys: CMPKeyValueSource {
         #expect(try await consent.records().isEmpty)
     }
 
+    /// A refresh whose turn comes after its refresher stopped (it waited behind another) reads and applies nothing:
+    /// once `stop()` (the token's cancel) returns, no refresh begins.
+    @Test func aRefreshWhoseTurnComesAfterTheStopAppliesNothing() async throws {
+        let (consent, keys, _, _, source) = setUp()
+        keys.set(Dictionary(uniqueKeysWithValues: Self.finalAnswer))
+        #expect(await source.refreshIfChanged(unless: { true }) == nil)
+        #expect(keys.snapshotsRead == 0)
+        #expect(try await consent.records().isEmpty)
+        #expect(await source.refreshIfChanged(unless: { false }) != nil)
+    }
+
     @Test func concurrentRefreshesApplyTheirSnapshotsInCallOrder() async throws {
         let (consent, keys, _, _, source) = setUp()
         // Each refresh reads after the previous one applied: the last call sees the last write.

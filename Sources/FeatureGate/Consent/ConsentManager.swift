@@ -82,8 +82,16 @@ public actor ConsentManager {
     public private(set) var context: ConsentContext
     /// A region the app gave that would loosen the rules: it takes effect at the next launch.
     public private(set) var pendingRegion: ConsentRegion?
-    /// What each source last answered for each category, from the ledger and this run (``applyAnswer(_:for:from:)``).
+    /// What each source last answered for each category, from the ledger and this run (``applyAnswer(_:for:source:)``).
     private var lastAnswers: [SourceAnswer: ConsentStatus]
+    /// Records of remembered source answers the ledger refused, oldest first: each is appended before the next
+    /// record, so the ledger learns what the source said before anything decided after it.
+    private var unrecorded: [ConsentRecord] = []
+    /// Refusals only the gate state kept (their ledger append failed), so what outside sources answered after
+    /// them may be lost too; see ``applyAnswer(_:for:source:)``. A category leaves once the ledger records a change.
+    private var refusalsMissingFromLedger: Set<ConsentCategory>
+    /// The outside sources whose answer for a category of ``refusalsMissingFromLedger`` was taken as its memory.
+    private var anchoredAnswers: Set<SourceAnswer> = []
 
     /// Reads the ledger and the gate's stored refusals, derives the current statuses and attaches them to `privacy`.
     ///
@@ -139,6 +147,7 @@ public actor ConsentManager {
             region: region, isChild: isChild, isGlobalPrivacyControlOn: trail.isGlobalPrivacyControlOn)
         self.answers = trail.answers
         self.lastAnswers = lastAnswers
+        self.refusalsMissingFromLedger = fromGate
         self.context = context
         self.startupDiagnostics = diagnostics
         privacy.setConsentDecisions(
@@ -247,7 +256,7 @@ public actor ConsentManager {
         for category in policy.saleOrSharing.sorted() {
             do throws(ConsentRecordingError) {
                 if isOn {
-                    if let record = try applyAnswer(.denied, for: category, from: .gpc) { records.append(record) }
+                    if let record = try applyAnswer(.denied, for: category, source: .gpc) { records.append(record) }
                 } else {
                     let key = SourceAnswer(source: .gpc, category: category)
                     guard lastAnswers[key, default: .unknown] != .unknown else { continue }
@@ -255,9 +264,7 @@ public actor ConsentManager {
                     let record = ConsentRecord(
                         category: category, previousStatus: .unknown, newStatus: .unknown, time: now(),
                         policyVersion: policy.version, source: .gpc)
-                    do { try ledger.append(record) } catch {
-                        throw ConsentRecordingError(record: record, applied: true, underlying: error)
-                    }
+                    try recordRemembered(record)
                     records.append(record)
                 }
             } catch {
@@ -274,7 +281,12 @@ public actor ConsentManager {
 
     // MARK: - Answers
 
-    /// Sets the status of `category`, records it, and updates the features.
+    /// Sets the status of `category`, records it, and updates the features: a decision someone made.
+    ///
+    /// Use this for the user's choice in the app's consent screen (``ConsentSource/user``), the app's own default
+    /// (``ConsentSource/appDefault``), or a migration. For a source the app reads again and again (App Tracking
+    /// Transparency, a consent platform, a server), use ``applyAnswer(_:for:source:)``, which decides only when
+    /// that source's answer changes, so its repeated answer never undoes a later decision.
     ///
     /// The change is an edge of `category` only: a grant decides its features on, a denial or restriction decides
     /// them off, unknown returns them to the configuration; the permitted set follows. Setting the status a
@@ -302,7 +314,7 @@ public actor ConsentManager {
             source: source
         )
         do {
-            try ledger.append(record)
+            try append(record)
         } catch {
             if status != .granted { apply(record, isRecorded: false) }
             throw ConsentRecordingError(record: record, applied: status != .granted, underlying: error)
@@ -317,14 +329,17 @@ public actor ConsentManager {
     /// An answer noticed to have expired arrives as a change to ``ConsentStatus/expired`` (source
     /// ``ConsentSource/appDefault``, previous status the answer that expired). The handler runs synchronously on
     /// the manager's executor, after the features were updated: keep it short, and hop to another task to call
-    /// back into the manager. Read ``allStatuses`` for the statuses at registration.
+    /// back into the manager. Read ``allStatuses`` for the statuses at registration. Once
+    /// ``ObservationToken/cancel()`` returns, the handler is never called again (a call under way on another
+    /// thread is waited for).
     public nonisolated func observe(_ handler: @escaping @Sendable (ConsentChange) -> Void) -> ObservationToken {
+        let observed = ObservedHandler(handler)
         let id = observers.withLock { observers in
             observers.nextID += 1
-            observers.handlers.append((observers.nextID, handler))
+            observers.handlers.append((observers.nextID, observed))
             return observers.nextID
         }
-        return ObservationToken { [observers] in
+        return ObservationToken(stopping: observed) { [observers] in
             // Returned, so the handler is released after the lock (see `PrivacyManager.observe`).
             _ = observers.withLock { observers in
                 observers.handlers.firstIndex { $0.id == id }.map { observers.handlers.remove(at: $0) }
@@ -351,15 +366,27 @@ public actor ConsentManager {
         return records
     }
 
-    /// Applies what an outside source (App Tracking Transparency, a consent platform) now answers for
+    /// Applies what an outside source (App Tracking Transparency, a consent platform, a server) now answers for
     /// `category`, if that answer changed since the source last answered, even in an earlier run.
     ///
-    /// An unchanged answer is not a decision: a person who said no in the app stays at no while the source keeps
-    /// saying yes, across relaunches. A changed answer is applied like ``setStatus(_:for:source:)``, except that:
+    /// Use this for a source the app reads again and again (at launch, on foreground, on every change of a CMP's
+    /// keys); use ``setStatus(_:for:source:)`` for a decision someone made once (the user in the app's consent
+    /// screen, the app's default, a migration). An unchanged answer is not a decision: a person who said no in the
+    /// app stays at no while the source keeps saying yes, across relaunches. A changed answer is applied like
+    /// ``setStatus(_:for:source:)``, except that:
+    /// - `unknown` (the source has no answer: its keys are cleared, malformed or half-written) is not an answer: it
+    ///   changes nothing, records nothing, and is not remembered, so the next valid answer is compared with the
+    ///   last valid one. `expired` reads as `unknown`.
     /// - when the category already has that status, a record with the same previous and new status is appended, so
-    ///   the ledger keeps what the source last said;
-    /// - `unknown` (the source stopped answering, or its answer cannot be read) never lifts a refusal, expired or
-    ///   not: it is remembered and nothing changes. `expired` reads as `unknown`.
+    ///   the ledger keeps what the source last said.
+    ///
+    /// What a source said is remembered even when the ledger refuses its record (a denial applied anyway, or a
+    /// confirmation): the record is appended before the next one that goes into the ledger, so no later decision
+    /// is undone by the source repeating itself. Should every append fail until the app quits, the refusal after
+    /// it survives in the gate state but what the source said is lost; so, for a category whose refusal only the
+    /// gate state holds, each outside source's first answer that is not a refusal is taken as its memory (recorded
+    /// like a confirmation) rather than as a decision. That fails closed: the refusal stands until the user decides
+    /// again or the source changes after that.
     ///
     /// - Returns: The record appended, or `nil` when nothing was recorded.
     /// - Throws: ``ConsentRecordingError`` when the ledger refuses the record; a refused grant is tried again at
@@ -368,37 +395,48 @@ public actor ConsentManager {
     public func applyAnswer(
         _ answer: ConsentStatus,
         for category: ConsentCategory,
-        from source: ConsentSource
+        source: ConsentSource
     ) throws(ConsentRecordingError) -> ConsentRecord? {
         noticeExpiries()
-        let answer = answer == .expired ? .unknown : answer
         let key = SourceAnswer(source: source, category: category)
-        guard answer != lastAnswers[key, default: .unknown] else { return nil }
+        guard answer != .unknown, answer != .expired, answer != lastAnswers[key] else { return nil }
         let current = status(for: category)
-        guard current != answer else {
-            // Nothing changes, but the ledger keeps what the source said, for the next run. Remembered here even
-            // if the ledger refuses it: the source's next unchanged answer must not undo a later choice.
+        let isAnchor =
+            refusalsMissingFromLedger.contains(category) && !answer.isRefusal && !anchoredAnswers.contains(key)
+        guard current != answer && !isAnchor else {
+            // Nothing changes, but the ledger keeps what the source said, for the next run: a record with the same
+            // previous and new status changes no answer when the ledger is read.
             lastAnswers[key] = answer
+            anchoredAnswers.insert(key)
             let record = ConsentRecord(
-                category: category, previousStatus: current, newStatus: answer, time: now(),
+                category: category, previousStatus: answer, newStatus: answer, time: now(),
                 policyVersion: policy.version, source: source)
-            do { try ledger.append(record) } catch {
-                throw ConsentRecordingError(record: record, applied: true, underlying: error)
-            }
+            try recordRemembered(record)
             return record
-        }
-        if answer == .unknown && (answers[category]?.status.isRefusal ?? false) {
-            lastAnswers[key] = answer
-            return nil
         }
         do {
             let record = try setStatus(answer, for: category, source: source)
             lastAnswers[key] = answer
             return record
         } catch {
-            if error.applied { lastAnswers[key] = answer }
+            if error.applied {
+                // Applied though unrecorded: remembered, and recorded before the next record.
+                lastAnswers[key] = answer
+                unrecorded.append(error.record)
+            }
             throw error
         }
+    }
+
+    /// Renamed ``applyAnswer(_:for:source:)``: one label for the source in both ways to set a status.
+    @available(*, deprecated, renamed: "applyAnswer(_:for:source:)")
+    @discardableResult
+    public func applyAnswer(
+        _ answer: ConsentStatus,
+        for category: ConsentCategory,
+        from source: ConsentSource
+    ) throws(ConsentRecordingError) -> ConsentRecord? {
+        try applyAnswer(answer, for: category, source: source)
     }
 
     /// The whole audit trail as JSON Lines, oldest first, for a data-subject or compliance request.
@@ -435,7 +473,7 @@ public actor ConsentManager {
             let record = ConsentRecord(
                 category: category, previousStatus: answer.status, newStatus: .expired, time: time,
                 policyVersion: policy.version, source: .appDefault)
-            let isRecorded = (try? ledger.append(record)) != nil
+            let isRecorded = (try? append(record)) != nil
             if isRecorded { records.append(record) }
             updateGate()
             notify(
@@ -444,6 +482,28 @@ public actor ConsentManager {
                     isRecorded: isRecorded))
         }
         return records
+    }
+
+    /// Appends `record` to the ledger, after the remembered answers it refused earlier (which go first, so the
+    /// ledger's order stays the order things happened). When one of those fails, `record` is not appended either.
+    private func append(_ record: ConsentRecord) throws {
+        while let first = unrecorded.first {
+            try ledger.append(first)
+            unrecorded.removeFirst()
+        }
+        try ledger.append(record)
+        if record.previousStatus != record.newStatus { refusalsMissingFromLedger.remove(record.category) }
+    }
+
+    /// Appends a record of what a source said that changes no status; when the ledger refuses it, it is kept for
+    /// the next append (the answer is already remembered).
+    private func recordRemembered(_ record: ConsentRecord) throws(ConsentRecordingError) {
+        do {
+            try append(record)
+        } catch {
+            unrecorded.append(record)
+            throw ConsentRecordingError(record: record, applied: true, underlying: error)
+        }
     }
 
     private func apply(_ record: ConsentRecord, isRecorded: Bool) {
@@ -464,17 +524,17 @@ public actor ConsentManager {
     }
 
     private func notify(_ change: ConsentChange) {
-        for handler in observers.withLock({ $0.handlers.map(\.handler) }) { handler(change) }
+        for handler in observers.withLock({ $0.handlers.map(\.handler) }) { handler.call(change) }
     }
 }
 
 /// The registered ``ConsentManager/observe(_:)`` callbacks, in registration order.
 private struct ConsentObservers {
     var nextID: UInt64 = 0
-    var handlers: [(id: UInt64, handler: @Sendable (ConsentChange) -> Void)] = []
+    var handlers: [(id: UInt64, handler: ObservedHandler<ConsentChange>)] = []
 }
 
-/// A source's answer for a category, as ``ConsentManager/applyAnswer(_:for:from:)`` remembers it.
+/// A source's answer for a category, as ``ConsentManager/applyAnswer(_:for:source:)`` remembers it.
 private struct SourceAnswer: Hashable {
     var source: ConsentSource
     var category: ConsentCategory

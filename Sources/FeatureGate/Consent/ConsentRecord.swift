@@ -22,7 +22,7 @@ public enum ConsentSource: String, Sendable, Hashable, CaseIterable, Codable {
     case gpc
 
     /// Whether this is an outside source, whose answer decides only when it changes
-    /// (``ConsentManager/applyAnswer(_:for:from:)``): ATT, a CMP, a server, Global Privacy Control.
+    /// (``ConsentManager/applyAnswer(_:for:source:)``): ATT, a CMP, a server, Global Privacy Control.
     public var isOutside: Bool {
         switch self {
         case .att, .cmp, .remote, .gpc: true

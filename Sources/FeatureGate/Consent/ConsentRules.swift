@@ -304,8 +304,9 @@ extension ConsentPolicy {
 public struct ConsentTrail: Sendable, Hashable {
     /// The last answer of each category that has one.
     public var answers: [ConsentCategory: ConsentAnswer]
-    /// What each source last answered for each category (what ``ConsentManager/applyAnswer(_:for:from:)`` compares
-    /// an outside source's new answer with).
+    /// What each source last answered for each category (what ``ConsentManager/applyAnswer(_:for:source:)`` compares
+    /// an outside source's new answer with). A record of `unknown` is no answer and leaves it as it was, except a
+    /// ``ConsentSource/gpc`` one (the signal went off).
     public var sourceAnswers: [ConsentSource: [ConsentCategory: ConsentStatus]]
     /// Whether the last Global Privacy Control record said the signal was on.
     public var isGlobalPrivacyControlOn: Bool
@@ -320,7 +321,8 @@ public struct ConsentTrail: Sendable, Hashable {
         isGlobalPrivacyControlOn = false
         let isTrusted = contents.unreadableEntries == 0
         for record in contents.records {
-            if record.newStatus != .expired {
+            // Unknown is no answer, except a Global Privacy Control signal going off.
+            if record.newStatus != .expired && (record.newStatus != .unknown || record.source == .gpc) {
                 sourceAnswers[record.source, default: [:]][record.category] = record.newStatus
             }
             if record.source == .gpc { isGlobalPrivacyControlOn = record.newStatus == .denied }

@@ -547,35 +547,44 @@ public final class PrivacyManager: Sendable {
     }
 
     // MARK: - Observation
+    //
+    // One way for each job: `updates` follows the effective set from async code (current set first);
+    // `readAndObserve(_:)` follows it from synchronous code (the set it starts from, then every change);
+    // `observe(_:)` only hears of changes (a log, a refresh of something read anew each time).
 
     /// Calls `handler` after every real change of the effective set, until the returned token is cancelled or
-    /// released.
+    /// released: for code that only needs to hear of changes.
     ///
     /// The handler runs on the thread that made the change (or that was already delivering), outside the
     /// manager's lock, so it may read or change features. Changes arrive in order, once each, and only changes
     /// made after registration: one still being delivered to older observers when `observe` is called is not
-    /// delivered to this one. The current set is not delivered at registration; read ``enabledFeatures`` for it.
-    /// A call already under way when the token is cancelled may still finish.
+    /// delivered to this one. The current set is not delivered at registration: code that acts on edges (starts,
+    /// stops, opts out) needs the set it starts from, so it uses ``readAndObserve(_:)`` (or ``updates``).
+    /// Once ``ObservationToken/cancel()`` returns, the handler is never called again (a call running on another
+    /// thread is waited for).
     public func observe(_ handler: @escaping @Sendable (FeatureChange) -> Void) -> ObservationToken {
-        observeFromNow(handler).token
+        readAndObserve(handler).token
     }
 
     /// Reads the effective set and registers `handler` in one step: every change the handler receives was made
     /// after `current`, and every change made after it reaches the handler.
     ///
-    /// Reading ``enabledFeatures`` just before or after ``observe(_:)`` leaves a window in which a change shows in
-    /// the set read and is also delivered (late) to the handler, or in neither. Code that acts on edges (start,
-    /// stop, opt out) needs this instead. The handler behaves as with ``observe(_:)``.
-    public func observeFromNow(
+    /// This is how synchronous code follows the set: start what `current` enables, then act on each change's
+    /// edges (start, stop, opt out). Reading ``enabledFeatures`` just before or after ``observe(_:)`` instead leaves
+    /// a window in which a change shows in the set read and is also delivered (late) to the handler, or in
+    /// neither. The handler behaves as with ``observe(_:)``. From async code, ``updates`` does the same.
+    public func readAndObserve(
         _ handler: @escaping @Sendable (FeatureChange) -> Void
     ) -> (current: Feature, token: ObservationToken) {
+        let observed = ObservedHandler(handler)
         let (id, current) = state.withLock { state in
             state.nextID += 1
-            state.observers.append(ObserverEntry(id: state.nextID, startSequence: state.sequence, handler: handler))
+            state.observers.append(
+                ObserverEntry(id: state.nextID, startSequence: state.sequence, handler: { observed.call($0) }))
             return (state.nextID, state.effective)
         }
-        let token = ObservationToken { [weak self] in
-            // Returned, so the handler is released after the lock: it may hold the last reference to something
+        let token = ObservationToken(stopping: observed) { [weak self] in
+            // Returned, so the entry is released after the lock: it may hold the last reference to something
             // whose deinit uses this manager, or to the manager itself.
             _ = self?.state.withLock { state in
                 state.observers.firstIndex { $0.id == id }.map { state.observers.remove(at: $0) }
@@ -584,7 +593,17 @@ public final class PrivacyManager: Sendable {
         return (current, token)
     }
 
-    /// The effective set now and after every real change, as an asynchronous sequence.
+    /// Renamed ``readAndObserve(_:)``: `observe` hears of changes only, `readAndObserve` also reads the set it
+    /// starts from.
+    @available(*, deprecated, renamed: "readAndObserve(_:)")
+    public func observeFromNow(
+        _ handler: @escaping @Sendable (FeatureChange) -> Void
+    ) -> (current: Feature, token: ObservationToken) {
+        readAndObserve(handler)
+    }
+
+    /// The effective set now and after every real change, as an asynchronous sequence: how async code follows
+    /// the set (``readAndObserve(_:)`` is the synchronous twin).
     ///
     /// Each `for await` loop is an independent subscription: it first receives the current effective set, then
     /// one element per real change, in order. No-ops (enabling what is on, a remote change that leaves the

@@ -51,7 +51,7 @@ public struct TrackingConsent: Sendable {
     ///   matched), or `nil` when the ATT status did not change since ATT last decided, even in an earlier run.
     @discardableResult
     public func synchronize() async throws(ConsentRecordingError) -> ConsentRecord? {
-        try await consent.applyAnswer(authorizer.status.advertisingConsent, for: .advertising, from: .att)
+        try await consent.applyAnswer(authorizer.status.advertisingConsent, for: .advertising, source: .att)
     }
 
     /// Shows the system prompt if, and only if, the status is `notDetermined`, then maps a changed status.
@@ -66,7 +66,7 @@ public struct TrackingConsent: Sendable {
     /// answer: the system is asked once.
     public func requestIfNeeded() async throws(ConsentRecordingError) -> TrackingPromptOutcome {
         let outcome = await promptIfNeeded()
-        try await consent.applyAnswer(outcome.status.advertisingConsent, for: .advertising, from: .att)
+        try await consent.applyAnswer(outcome.status.advertisingConsent, for: .advertising, source: .att)
         return outcome
     }
 

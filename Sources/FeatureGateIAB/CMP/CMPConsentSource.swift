@@ -3,12 +3,13 @@ import FeatureGate
 /// Follows a consent management platform's answer and applies its changes to a `ConsentManager`.
 ///
 /// Each ``refresh()`` reads the IAB keys from the key-value source, computes ``CMPConsent``, and hands each
-/// category's reading to `ConsentManager.applyAnswer(_:for:from:)` with the `cmp` consent source, which applies it
+/// category's reading to `ConsentManager.applyAnswer(_:for:source:)` with the `cmp` consent source, which applies it
 /// only if the CMP's answer changed since it last answered, in this run or an earlier one (the consent ledger
 /// keeps it). An unchanged answer is not a decision: refreshing again (every foreground, every defaults change,
 /// every launch) records nothing and does not undo a choice the user made in the app since. A reading of unknown
-/// (the CMP has not answered, or its signal is malformed) never lifts a denial. A category the CMP stops speaking
-/// to (GDPR no longer applies, say) keeps its current status.
+/// (the CMP has not answered, its keys are cleared, or its signal is malformed or half-written) is no answer: it
+/// changes nothing and the CMP's last valid answer stays remembered. A category the CMP stops speaking to (GDPR no
+/// longer applies, say) keeps its current status.
 ///
 /// When the GPP string's US National section carries a Global Privacy Control field, each refresh also hands it to
 /// `ConsentManager.applyGlobalPrivacyControl(_:)`, which acts only when the signal changes (the `gpc` source).
@@ -79,11 +80,12 @@ public actor CMPConsentSource {
     }
 
     /// Like ``refresh()``, but returns `nil` without applying anything when the keys are exactly those of the last
-    /// snapshot applied (another app's or FeatureGate's own defaults write, say).
+    /// snapshot applied (another app's or FeatureGate's own defaults write, say), or when `isStopped` says so at
+    /// the moment this refresh's turn comes (a ``CMPRefresher`` stopped while the refresh waited behind another).
     @discardableResult
-    package func refreshIfChanged() async -> Refresh? {
+    package func refreshIfChanged(unless isStopped: @escaping @Sendable () -> Bool = { false }) async -> Refresh? {
         await serially { source in
-            guard source.keys.isReadable else { return nil }
+            guard !isStopped(), source.keys.isReadable else { return nil }
             let snapshot = CMPKey.snapshot(of: source.keys)
             return snapshot == source.lastSnapshot ? nil : await source.apply(snapshot)
         }
@@ -105,7 +107,7 @@ public actor CMPConsentSource {
         lastSnapshot = snapshot
         let consent = CMPConsent(keys: snapshot, mapping: mapping, subject: subject)
         let (records, errors) = await consentManager.applyAnswers(
-            consent.decisions, globalPrivacyControl: consent.globalPrivacyControl, from: .cmp)
+            consent.decisions, globalPrivacyControl: consent.globalPrivacyControl, source: .cmp)
         return Refresh(consent: consent, records: records, recordingErrors: errors)
     }
 }
@@ -114,13 +116,13 @@ extension ConsentManager {
     /// Applies every answer, then the Global Privacy Control signal if the snapshot carries one, in one turn of the
     /// actor, so no other change lands between two categories.
     fileprivate func applyAnswers(
-        _ answers: [ConsentCategory: ConsentStatus], globalPrivacyControl: Bool?, from source: ConsentSource
+        _ answers: [ConsentCategory: ConsentStatus], globalPrivacyControl: Bool?, source: ConsentSource
     ) -> ([ConsentRecord], [ConsentRecordingError]) {
         var records: [ConsentRecord] = []
         var errors: [ConsentRecordingError] = []
         for (category, status) in answers.sorted(by: { $0.key < $1.key }) {
             do {
-                if let record = try applyAnswer(status, for: category, from: source) { records.append(record) }
+                if let record = try applyAnswer(status, for: category, source: source) { records.append(record) }
             } catch {
                 errors.append(error)
             }

@@ -68,7 +68,7 @@ public final class CMPRefresher: Sendable {
                 if changes == seen { break }
                 seen = changes
             }
-            await source.refreshIfChanged()
+            await source.refreshIfChanged(unless: { [state] in state.withLock { $0.stopped } })
             let done = state.withLock { state in
                 guard state.changes == seen, !state.stopped else { return false }
                 state.running = false

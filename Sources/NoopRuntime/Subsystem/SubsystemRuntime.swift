@@ -241,7 +241,7 @@ public final class SubsystemRuntime: Sendable {
             state.epoch += 1
             return state.epoch
         }
-        let (target, passToken) = privacy.observeFromNow { [weak self] change in self?.noteChange(change, from: epoch) }
+        let (target, passToken) = privacy.readAndObserve { [weak self] change in self?.noteChange(change, from: epoch) }
         var keepsToken = false
         var replacedTokens: [ObservationToken] = []
         let plan: [(index: Int, action: Action)] = state.withLock { state in

@@ -11,6 +11,11 @@ import Foundation
 /// first; a stricter region applies at once, a looser one at the next launch; a child is never permitted a
 /// child-prohibited category; Global Privacy Control, an outside source, refuses sale-or-sharing categories when it
 /// turns on.
+///
+/// Issue 17 part 4's: an outside source's answer decides only when it differs from its last valid answer; unknown is
+/// no answer (it is not remembered and changes nothing); what a source said is remembered even when the ledger
+/// refuses the entry, which goes in before the next entry that does; beside a refusal only the gate state kept, a
+/// source's first answer that is not a refusal only becomes its memory.
 struct ConsentModel {
     /// What outlives a launch: the gate's stored record, the consent ledger, the system's ATT status.
     enum StoredRecord: Equatable {
@@ -91,6 +96,11 @@ struct ConsentModel {
     var deciders: [UInt: Decider] = [:]
     var answers: [ConsentCategory: Answer] = [:]
     var lastAnswers: [ConsentSource: [ConsentCategory: ConsentStatus]] = [:]
+    /// Entries of remembered source answers the ledger refused: appended before the next entry (lost at relaunch).
+    var unrecorded: [LedgerEntry] = []
+    /// Refusals only the gate state kept; and the sources whose first answer for one was taken as their memory.
+    var refusalsMissingFromLedger: Set<ConsentCategory> = []
+    var anchored: Set<[String]> = []
     var region: String?
     var gpcOn = false
     var remote: Feature = []
@@ -220,10 +230,14 @@ struct ConsentModel {
         remote = []
         answers = [:]
         lastAnswers = [:]
+        unrecorded = []
+        refusalsMissingFromLedger = []
+        anchored = []
         gpcOn = false
         region = appRegion
         for entry in ledger {
-            if entry.status != .expired {
+            // Unknown is no answer, but Global Privacy Control going off is.
+            if entry.status != .expired && (entry.status != .unknown || entry.source == .gpc) {
                 lastAnswers[entry.source, default: [:]][entry.category] = entry.status
             }
             if entry.source == .gpc { gpcOn = entry.status == .denied }
@@ -238,6 +252,7 @@ struct ConsentModel {
         }
         for category in current.denied where !(answers[category]?.status.isRefusal ?? false) {
             answers[category] = Answer(status: .denied, time: nil, source: nil, policyVersion: policyVersion)
+            refusalsMissingFromLedger.insert(category)
         }
     }
 
@@ -250,19 +265,26 @@ struct ConsentModel {
         }
     }
 
-    /// Appends to the ledger unless the append is set to fail; returns whether it was recorded.
+    /// Appends to the ledger, after the unrecorded entries, unless the append is set to fail (then neither the
+    /// unrecorded entry that failed nor this one is appended); returns whether it was recorded.
     @discardableResult
     private mutating func append(
-        _ category: ConsentCategory, previous: ConsentStatus, _ status: ConsentStatus, source: ConsentSource
+        _ category: ConsentCategory, previous: ConsentStatus, _ status: ConsentStatus, source: ConsentSource,
+        keepIfRefused: Bool = false
     ) -> Bool {
-        if failNextAppend {
-            failNextAppend = false
-            return false
+        let entry = LedgerEntry(
+            category: category, previous: previous, status: status, policyVersion: policyVersion, source: source,
+            time: now)
+        for pending in unrecorded + [entry] {
+            if failNextAppend {
+                failNextAppend = false
+                if keepIfRefused { unrecorded.append(entry) }
+                return false
+            }
+            ledger.append(pending)
+            if !unrecorded.isEmpty { unrecorded.removeFirst() }
         }
-        ledger.append(
-            LedgerEntry(
-                category: category, previous: previous, status: status, policyVersion: policyVersion, source: source,
-                time: now))
+        if previous != status { refusalsMissingFromLedger.remove(category) }
         return true
     }
 
@@ -304,11 +326,16 @@ struct ConsentModel {
 
     /// `setStatus`: returns whether the change was applied (or nothing needed changing) rather than refused.
     @discardableResult
-    mutating func setStatus(_ status: ConsentStatus, for category: ConsentCategory, source: ConsentSource) -> Bool {
+    mutating func setStatus(
+        _ status: ConsentStatus, for category: ConsentCategory, source: ConsentSource, keepIfRefused: Bool = false
+    ) -> Bool {
         noticeExpiries()
         let previous = self.status(category)
         guard previous != status else { return true }
-        if !append(category, previous: previous, status, source: source) && status == .granted { return false }
+        let keep = keepIfRefused && status != .granted
+        if !append(category, previous: previous, status, source: source, keepIfRefused: keep) && status == .granted {
+            return false
+        }
         answers[category] = Answer(status: status, time: now, source: source, policyVersion: policyVersion)
         let features = Self.mapping[category] ?? []
         changingRecord { model in
@@ -334,24 +361,28 @@ struct ConsentModel {
         for category in knownCategories { setStatus(.denied, for: category, source: .user) }
     }
 
-    /// An outside source's answer: only a changed answer counts; one that matches the status is still recorded,
-    /// and unknown never lifts a refusal, expired or not.
-    mutating func applyAnswer(_ answer: ConsentStatus, for category: ConsentCategory, from source: ConsentSource) {
+    /// An outside source's answer: only a changed answer counts; unknown is no answer at all; one that matches
+    /// the status is still recorded. What a source said is remembered even when the ledger refuses the entry (a
+    /// refusal applied anyway, a confirmation), and the entry goes in before the next one. For a refusal only the
+    /// gate state kept, each source's first answer that is not a refusal is only remembered (the source's earlier
+    /// answers may be lost with the refusal's entry).
+    mutating func applyAnswer(_ answer: ConsentStatus, for category: ConsentCategory, source: ConsentSource) {
         noticeExpiries()
-        guard answer != lastAnswers[source]?[category] ?? .unknown else { return }
+        guard answer != .unknown, answer != lastAnswers[source]?[category] else { return }
         let current = status(category)
-        if current == answer {
+        let key = [source.rawValue, category.rawValue]
+        let isAnchor = refusalsMissingFromLedger.contains(category) && !answer.isRefusal && !anchored.contains(key)
+        if current == answer || isAnchor {
             lastAnswers[source, default: [:]][category] = answer
-            append(category, previous: current, answer, source: source)
-        } else if answer == .unknown && (answers[category]?.status.isRefusal ?? false) {
-            lastAnswers[source, default: [:]][category] = answer
-        } else if setStatus(answer, for: category, source: source) {
+            anchored.insert(key)
+            append(category, previous: answer, answer, source: source, keepIfRefused: true)
+        } else if setStatus(answer, for: category, source: source, keepIfRefused: true) {
             lastAnswers[source, default: [:]][category] = answer
         }
     }
 
     mutating func synchronizeTracking() {
-        applyAnswer(trackingStatus.advertisingConsent, for: .advertising, from: .att)
+        applyAnswer(trackingStatus.advertisingConsent, for: .advertising, source: .att)
     }
 
     /// Global Privacy Control: on refuses each sale-or-sharing category (as an outside answer); off lifts nothing
@@ -360,10 +391,10 @@ struct ConsentModel {
         noticeExpiries()
         for category in Self.saleOrSharing.sorted() {
             if isOn {
-                applyAnswer(.denied, for: category, from: .gpc)
+                applyAnswer(.denied, for: category, source: .gpc)
             } else if lastAnswers[.gpc]?[category] ?? .unknown != .unknown {
                 lastAnswers[.gpc, default: [:]][category] = .unknown
-                append(category, previous: .unknown, .unknown, source: .gpc)
+                append(category, previous: .unknown, .unknown, source: .gpc, keepIfRefused: true)
             }
         }
         gpcOn = isOn

@@ -26,6 +26,9 @@ enum ConsentStep: CustomStringConvertible, Sendable {
     case child(Bool)
     /// A Global Privacy Control signal, on or off.
     case gpc(Bool)
+    /// A consent platform's answer for a category, read again (it flaps: unknown when its keys are cleared or
+    /// half-written, then the same answer again).
+    case cmp(ConsentStatus, ConsentCategory)
 
     var description: String {
         func names(_ features: Feature) -> String { "[" + Feature.all.names(features) + "]" }
@@ -49,6 +52,7 @@ enum ConsentStep: CustomStringConvertible, Sendable {
         case .region(let code): return "setRegion(\(code.map { "\"\($0)\"" } ?? "nil"))"
         case .child(let isChild): return "setChild(\(isChild))"
         case .gpc(let isOn): return "applyGlobalPrivacyControl(\(isOn))"
+        case .cmp(let status, let category): return "CMP -> .\(status) for .\(category); applyAnswer"
         }
     }
 
@@ -60,7 +64,7 @@ enum ConsentStep: CustomStringConvertible, Sendable {
         let trackingStatuses = TrackingAuthorizationStatus.allCases
         // Clock moves: within a day, about a lifetime (30, 180, 395 days, either side), or backwards.
         let moves: [TimeInterval] = [3_600, 86_399, 86_400, 29 * 86_400, 30 * 86_400, 150 * 86_400, 400 * 86_400]
-        switch generator.next() % 120 {
+        switch generator.next() % 132 {
         case 0..<12: return .enable(features())
         case 12..<20: return .disable(features())
         case 20..<24: return .update(enable: features(), disable: features())
@@ -82,7 +86,12 @@ enum ConsentStep: CustomStringConvertible, Sendable {
             return .clock(seconds: generator.next() % 5 == 0 ? -move : move)
         case 95..<103: return .region(ConsentModel.regions[Int(generator.next() % UInt64(ConsentModel.regions.count))])
         case 103..<110: return .child(generator.next() % 2 == 0)
-        default: return .gpc(generator.next() % 2 == 0)
+        case 110..<120: return .gpc(generator.next() % 2 == 0)
+        default:
+            // Unknown half the time: a CMP whose keys flap.
+            let answers: [ConsentStatus] = [.unknown, .unknown, .unknown, .granted, .granted, .denied]
+            let category = ConsentModel.categories[Int(generator.next() % 3)]
+            return .cmp(answers[Int(generator.next() % 6)], category)
         }
     }
 }
@@ -161,6 +170,7 @@ final class ConsentSystem: Sendable {
             app.withLock { $0.isChild = isChild }
             await consent.setChild(isChild)
         case .gpc(let isOn): _ = try? await consent.applyGlobalPrivacyControl(isOn)
+        case .cmp(let status, let category): _ = try? await consent.applyAnswer(status, for: category, source: .cmp)
         }
     }
 }
@@ -187,6 +197,7 @@ extension ConsentModel {
         case .region(let code): setRegion(code)
         case .child(let isChild): setChild(isChild)
         case .gpc(let isOn): globalPrivacyControl(isOn)
+        case .cmp(let status, let category): applyAnswer(status, for: category, source: .cmp)
         }
         // The comparison after each step asks the consent manager, and every call to it notices what expired.
         noticeExpiries()
@@ -202,8 +213,18 @@ struct ConsentModelCoverage {
     var pendingRegions = 0
     var childBlocks = 0
     var gpcBlocks = 0
+    var unrecordedAnswers = 0
+    var anchoredAnswers = 0
+    var outsideAnswersOverruled = 0
 
     mutating func observe(_ model: ConsentModel) {
+        if !model.unrecorded.isEmpty { unrecordedAnswers += 1 }
+        if !model.anchored.isEmpty { anchoredAnswers += 1 }
+        for (source, categories) in model.lastAnswers where source == .cmp || source == .att {
+            for (category, answer) in categories where model.status(category) != answer && answer != .unknown {
+                outsideAnswersOverruled += 1
+            }
+        }
         for category in ConsentModel.categories {
             let answer = model.answers[category]
             if model.status(category) == .expired {
@@ -224,6 +245,9 @@ struct ConsentModelCoverage {
             ("an unanswered category permitted by its region", permittedUnanswered),
             ("a looser region waiting for the next launch", pendingRegions),
             ("a grant blocked by the child mark", childBlocks), ("a refusal held by Global Privacy Control", gpcBlocks),
+            ("an outside answer remembered though the ledger refused it", unrecordedAnswers),
+            ("an outside answer taken as memory beside a refusal only the gate state kept", anchoredAnswers),
+            ("a category decided against what an outside source still says", outsideAnswersOverruled),
         ]
         return counts.filter { $0.1 == 0 }.map(\.0)
     }
