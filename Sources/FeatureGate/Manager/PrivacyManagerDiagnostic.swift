@@ -20,6 +20,8 @@ public enum PrivacyManagerDiagnostic: Sendable, CustomStringConvertible {
     case saveFailed(store: String, error: any Error)
     /// Removing the stored record (for `resetEnabledFeatures`) failed.
     case removeFailed(store: String, error: any Error)
+    /// A temporary file that an interrupted write left beside the store's record could not be removed at start-up.
+    case temporaryFileNotRemoved(store: String, error: any Error)
     /// The kept remote layer exists but could not be read or interpreted. Every flag is remotely disabled until a
     /// valid payload replaces it.
     case remoteLayerUnreadable(file: String, error: any Error)
@@ -44,6 +46,8 @@ public enum PrivacyManagerDiagnostic: Sendable, CustomStringConvertible {
             "\(store): cannot save features (\(error)); the change holds until the app exits"
         case .removeFailed(let store, let error):
             "\(store): cannot remove stored features for reset (\(error))"
+        case .temporaryFileNotRemoved(let store, let error):
+            "\(store): cannot remove a temporary file an interrupted write left (\(error))"
         case .remoteLayerUnreadable(let file, let error):
             "\(file): cannot read the kept remote layer (\(error)); every feature is remotely disabled until a valid payload arrives"
         case .remoteLayerSaveFailed(let file, let error):

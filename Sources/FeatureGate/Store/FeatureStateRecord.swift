@@ -47,6 +47,9 @@ public struct FeatureStateRecord: Sendable, Hashable {
     public var decidedFeatures: Feature
     /// The consent categories last refused (denied or restricted) through ``ConsentManager``.
     public var deniedConsentCategories: Set<ConsentCategory>
+    /// The revoke-all that began and has not finished, if any (key `pendingRevocation`, written only when there is
+    /// one). Saves that do not change it keep the stored one.
+    public var pendingRevocation: PendingRevocation?
 
     /// Creates a record. `enabledFeatures` is limited to `decidedFeatures`.
     ///
@@ -77,11 +80,14 @@ public struct FeatureStateRecord: Sendable, Hashable {
         let enabled = enabledFeatures.subtracting(changed).union(after.enabledFeatures.intersection(changed))
         let refused = after.deniedConsentCategories.subtracting(before.deniedConsentCategories)
         let unrefused = before.deniedConsentCategories.subtracting(after.deniedConsentCategories)
-        return FeatureStateRecord(
+        var merged = FeatureStateRecord(
             enabledFeatures: enabled,
             decidedFeatures: decided,
             deniedConsentCategories: deniedConsentCategories.union(refused).subtracting(unrefused)
         )
+        merged.pendingRevocation =
+            before.pendingRevocation == after.pendingRevocation ? pendingRevocation : after.pendingRevocation
+        return merged
     }
 
     private struct Payload: Codable {
@@ -89,6 +95,7 @@ public struct FeatureStateRecord: Sendable, Hashable {
         var enabledFeatures: UInt
         var decidedFeatures: UInt?
         var deniedConsentCategories: [ConsentCategory]?
+        var pendingRevocation: PendingRevocation?
     }
 
     private struct VersionOnly: Decodable {
@@ -110,9 +117,10 @@ public struct FeatureStateRecord: Sendable, Hashable {
             categories = String(decoding: names, as: UTF8.self)
         }
         let (decided, enabled, version) = (decidedFeatures.rawValue, enabledFeatures.rawValue, Self.currentVersion)
+        let pending = pendingRevocation.map { #""pendingRevocation":\#(String(decoding: $0.encoded(), as: UTF8.self)),"# }
         let json = #"""
             {"decidedFeatures":\#(decided),"deniedConsentCategories":\#(categories),\#
-            "enabledFeatures":\#(enabled),"version":\#(version)}
+            "enabledFeatures":\#(enabled),\#(pending ?? "")"version":\#(version)}
             """#
         return Data(json.utf8)
     }
@@ -150,6 +158,7 @@ public struct FeatureStateRecord: Sendable, Hashable {
             decidedFeatures: Feature(rawValue: decided),
             deniedConsentCategories: Set(denied)
         )
+        pendingRevocation = payload.pendingRevocation
     }
 
     /// Encodes a whole set chosen at once: every flag decided, `features` on, no consent refusals.

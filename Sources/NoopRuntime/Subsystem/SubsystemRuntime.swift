@@ -87,15 +87,30 @@ public final class SubsystemRuntime: Sendable {
     ///
     /// Returns at once; ``settle()`` waits for the first pass. Calling it again, or after ``shutdown()``, does
     /// nothing.
+    ///
+    /// When the gate's store records a revoke-all that a kill interrupted before every subsystem was purged
+    /// (``PrivacyManager/pendingRevocation``), the first pass purges every registered subsystem (as
+    /// ``settlePurgingStoppedSubsystems()`` does) before it starts any, and marks that part of the revocation done
+    /// when no purge failed. Register every subsystem before calling this.
     public func start() {
         let token = privacy.observe { [weak self] change in self?.noteChange(change, from: nil) }
-        let spawn = state.withLock { state in
-            guard state.mode == .idle else { return false }
+        let pending = privacy.pendingRevocation.flatMap { $0.areSubsystemsPurged ? nil : $0 }
+        let started: (spawn: Bool, ticket: UInt64, mark: UInt64)? = state.withLock { state in
+            guard state.mode == .idle else { return nil }
             state.mode = .following
             state.token = token
-            return state.requestPass()
+            if pending != nil { state.purgeStoppedRequested = true }
+            return (state.requestPass(), state.requested, state.lastSequence)
         }
-        if spawn { spawnWorker() }
+        guard let started else { return }
+        if started.spawn { spawnWorker() }
+        if let pending {
+            Task {
+                await self.waitFor(started.ticket)
+                guard self.purges(after: started.mark).allSatisfy(\.report.failures.isEmpty) else { return }
+                try? self.privacy.updatePendingRevocation(key: pending.requestKey) { $0.areSubsystemsPurged = true }
+            }
+        }
     }
 
     /// Waits until every pass scheduled before this call (and one more, for the gate's current state) has
@@ -270,6 +285,8 @@ public final class SubsystemRuntime: Sendable {
                 case (.shutDown, .stopped, _) where purgeStopped && !entry.isPurged:
                     stops.append((index, .purge))
                 case (.following, .stopped, true):
+                    // Purged first when asked to (a revocation a kill interrupted): it may hold an earlier run's data.
+                    if purgeStopped && !entry.isPurged { stops.append((index, .purge)) }
                     starts.append((index, .start))
                 case (.following, .running, true) where !wasDisabled.isEmpty:
                     // Disabled and enabled again before this pass: the disable was a real edge, so it still
