@@ -154,8 +154,7 @@ public struct ConsentRevocation: Sendable {
         report.disabledFeatures = enabledBefore
         step(.consentRecorded)
 
-        let permit = enabledBefore.isEmpty ? OneShotPermit(armed: true) : runtime.exitPermit
-        await finish(pending, erasure: erasure, permit: permit, into: &report)
+        await finish(pending, erasure: erasure, permit: runtime.exitPermit, into: &report)
         return report
     }
 

@@ -99,7 +99,7 @@ public final class SubsystemRuntime: Sendable {
             guard state.mode == .idle else { return nil }
             state.mode = .following
             state.token = token
-            if pending != nil { state.purgeStoppedRequested = true }
+            if pending != nil { (state.purgeStoppedRequested, state.purgeBeforeStarting) = (true, true) }
             return (state.requestPass(), state.requested, state.lastSequence)
         }
         guard let started else { return }
@@ -262,6 +262,8 @@ public final class SubsystemRuntime: Sendable {
         let plan: [(index: Int, action: Action)] = state.withLock { state in
             let purgeStopped = state.purgeStoppedRequested
             state.purgeStoppedRequested = false
+            let purgeFirst = state.purgeBeforeStarting
+            state.purgeBeforeStarting = false
             var stops: [(Int, Action)] = []
             var starts: [(Int, Action)] = []
             for index in state.entries.indices {
@@ -286,7 +288,7 @@ public final class SubsystemRuntime: Sendable {
                     stops.append((index, .purge))
                 case (.following, .stopped, true):
                     // Purged first when asked to (a revocation a kill interrupted): it may hold an earlier run's data.
-                    if purgeStopped && !entry.isPurged { stops.append((index, .purge)) }
+                    if purgeFirst && !entry.isPurged { stops.append((index, .purge)) }
                     starts.append((index, .start))
                 case (.following, .running, true) where !wasDisabled.isEmpty:
                     // Disabled and enabled again before this pass: the disable was a real edge, so it still
@@ -472,6 +474,9 @@ public final class SubsystemRuntime: Sendable {
         /// Set by ``SubsystemRuntime/settlePurgingStoppedSubsystems()``; the next pass purges stopped subsystems
         /// that are not known to be clean, and clears it.
         var purgeStoppedRequested = false
+        /// Set by ``SubsystemRuntime/start()`` to finish a revocation: the next pass also purges the subsystems it
+        /// is about to start.
+        var purgeBeforeStarting = false
         /// Passes so far; each registers an observer before it reads the gate.
         var epoch: UInt64 = 0
         /// The observers of passes that started a subsystem still running, by pass.
