@@ -1,4 +1,5 @@
 import FeatureGate
+import Foundation
 
 /// Starts, stops and purges an SDK's subsystems as the gate's features change.
 ///
@@ -95,22 +96,17 @@ public final class SubsystemRuntime: Sendable {
     public func start() {
         let token = privacy.observe { [weak self] change in self?.noteChange(change, from: nil) }
         let pending = privacy.pendingRevocation.flatMap { $0.areSubsystemsPurged ? nil : $0 }
-        let started: (spawn: Bool, ticket: UInt64, mark: UInt64)? = state.withLock { state in
-            guard state.mode == .idle else { return nil }
+        let spawn = state.withLock { state in
+            guard state.mode == .idle else { return false }
             state.mode = .following
             state.token = token
-            if pending != nil { (state.purgeStoppedRequested, state.purgeBeforeStarting) = (true, true) }
-            return (state.requestPass(), state.requested, state.lastSequence)
-        }
-        guard let started else { return }
-        if started.spawn { spawnWorker() }
-        if let pending {
-            Task {
-                await self.waitFor(started.ticket)
-                guard self.purges(after: started.mark).allSatisfy(\.report.failures.isEmpty) else { return }
-                try? self.privacy.updatePendingRevocation(key: pending.requestKey) { $0.areSubsystemsPurged = true }
+            if let pending {
+                state.purgeStoppedRequested = true
+                state.purgeBeforeStarting = pending.requestKey
             }
+            return state.requestPass()
         }
+        if spawn { spawnWorker() }
     }
 
     /// Waits until every pass scheduled before this call (and one more, for the gate's current state) has
@@ -259,11 +255,14 @@ public final class SubsystemRuntime: Sendable {
         let (target, passToken) = privacy.observeFromNow { [weak self] change in self?.noteChange(change, from: epoch) }
         var keepsToken = false
         var replacedTokens: [ObservationToken] = []
+        var revocation: UUID?
+        let mark = lastEventSequence
         let plan: [(index: Int, action: Action)] = state.withLock { state in
             let purgeStopped = state.purgeStoppedRequested
             state.purgeStoppedRequested = false
-            let purgeFirst = state.purgeBeforeStarting
-            state.purgeBeforeStarting = false
+            revocation = state.purgeBeforeStarting
+            let purgeFirst = revocation != nil
+            state.purgeBeforeStarting = nil
             var stops: [(Int, Action)] = []
             var starts: [(Int, Action)] = []
             for index in state.entries.indices {
@@ -348,6 +347,10 @@ public final class SubsystemRuntime: Sendable {
                 permit.disarm()
                 update(index, phase: .stopped, event: .stopped(disabled: []))
             }
+        }
+        if let revocation, purges(after: mark).allSatisfy(\.report.failures.isEmpty) {
+            // The purge a killed revoke-all owed is done; a failure leaves it owed for the next start.
+            try? privacy.updatePendingRevocation(key: revocation) { $0.areSubsystemsPurged = true }
         }
     }
 
@@ -474,9 +477,9 @@ public final class SubsystemRuntime: Sendable {
         /// Set by ``SubsystemRuntime/settlePurgingStoppedSubsystems()``; the next pass purges stopped subsystems
         /// that are not known to be clean, and clears it.
         var purgeStoppedRequested = false
-        /// Set by ``SubsystemRuntime/start()`` to finish a revocation: the next pass also purges the subsystems it
-        /// is about to start.
-        var purgeBeforeStarting = false
+        /// Set by ``SubsystemRuntime/start()`` to finish the pending revocation with this key: the next pass also
+        /// purges the subsystems it is about to start, and marks the revocation's purge done if none failed.
+        var purgeBeforeStarting: UUID?
         /// Passes so far; each registers an observer before it reads the gate.
         var epoch: UInt64 = 0
         /// The observers of passes that started a subsystem still running, by pass.
