@@ -21,9 +21,10 @@ import Testing
 @Suite struct ProcessModelTests {
     /// 60 sequences by default (each step writes and flushes real files); `FEATUREGATE_MODEL_SEQUENCES`, which
     /// sets the other model tests' count, sets a fifth of it here (30 in the ThreadSanitizer pass).
-    static let sequences = Int(ProcessInfo.processInfo.environment["FEATUREGATE_MODEL_SEQUENCES"] ?? "").map {
-        max(1, $0 / 5)
-    } ?? 60
+    static let sequences =
+        Int(ProcessInfo.processInfo.environment["FEATUREGATE_MODEL_SEQUENCES"] ?? "").map {
+            max(1, $0 / 5)
+        } ?? 60
     static let stepsPerSequence = 24
     static let categories: [ConsentCategory] = [.analytics, .advertising]
 
@@ -247,7 +248,8 @@ import Testing
             var recorded = false
             switch operation {
             case .grant(_, let category):
-                _ = try? await process.consent.setStatus(ConsentStatus.granted, for: category, source: ConsentSource.user)
+                _ = try? await process.consent.setStatus(
+                    ConsentStatus.granted, for: category, source: ConsentSource.user)
             case .deny(_, let category):
                 // A denial its process already shows changes nothing there, so it records nothing: whether another
                 // process's grant reached this one first is the file watch's business, not this model's.
@@ -262,7 +264,8 @@ import Testing
                     try process.io.perform()
                     try process.ledger.append(
                         ConsentRecord(
-                            category: ConsentCategory("model-append"), previousStatus: .unknown, newStatus: .granted, time: Date(),
+                            category: ConsentCategory("model-append"), previousStatus: .unknown, newStatus: .granted,
+                            time: Date(),
                             policyVersion: model.nextID, source: .user))
                 } catch {}
             case .revoke: _ = await process.revocation.revokeAll(erasure: process.erasure)
@@ -284,7 +287,8 @@ import Testing
                 // Its first I/O is the write that records it: past that, it began, and must finish.
                 model.mustBeDenied.formUnion(categories)
                 if wasEnabled && pending == nil && server.all.count == sentBefore {
-                    failures.append("a revocation began with something enabled, and its erasure is neither sent nor owed")
+                    failures.append(
+                        "a revocation began with something enabled, and its erasure is neither sent nor owed")
                 }
             case .append where !killed: model.appended.insert(id ?? 0)
             default: break

@@ -32,6 +32,9 @@ public enum FeatureStateRecordError: Error, Sendable, Hashable, CustomStringConv
 /// - Version 1 (`{"version":1,"enabledFeatures":21}`) reads as *every flag decided*, so upgrading never turns on
 ///   a flag that was off.
 ///
+/// A version 2 record may also hold `"pendingRevocation":{...}` (``PendingRevocation``) while a revoke-all
+/// is unfinished; it is written only then.
+///
 /// Bitmasks use Airship's bit positions. A reader ignores fields it does not know and refuses versions above its
 /// own.
 public struct FeatureStateRecord: Sendable, Hashable {
@@ -117,7 +120,9 @@ public struct FeatureStateRecord: Sendable, Hashable {
             categories = String(decoding: names, as: UTF8.self)
         }
         let (decided, enabled, version) = (decidedFeatures.rawValue, enabledFeatures.rawValue, Self.currentVersion)
-        let pending = pendingRevocation.map { #""pendingRevocation":\#(String(decoding: $0.encoded(), as: UTF8.self)),"# }
+        let pending = pendingRevocation.map {
+            #""pendingRevocation":\#(String(decoding: $0.encoded(), as: UTF8.self)),"#
+        }
         let json = #"""
             {"decidedFeatures":\#(decided),"deniedConsentCategories":\#(categories),\#
             "enabledFeatures":\#(enabled),\#(pending ?? "")"version":\#(version)}

@@ -192,7 +192,8 @@ public struct ConsentRevocation: Sendable {
 
     /// Steps 3 to 6 of revoke-all: purge, identifier, erasure, and what of the pending record is done.
     private func finish(
-        _ pending: PendingRevocation, erasure: ErasureRequest?, permit: OneShotPermit, into report: inout RevocationReport
+        _ pending: PendingRevocation, erasure: ErasureRequest?, permit: OneShotPermit,
+        into report: inout RevocationReport
     ) async {
         let mark = runtime.lastEventSequence
         report.requestKey = pending.requestKey

@@ -111,7 +111,8 @@ final class FolderSubsystem: Subsystem {
 struct ServerLogTransport: Transport {
     let log: URL
     func send(_ request: TransportRequest) async throws -> TransportResponse {
-        let line = "\(request.headers[ErasureRequest.idempotencyKeyHeader] ?? "no-key") "
+        let line =
+            "\(request.headers[ErasureRequest.idempotencyKeyHeader] ?? "no-key") "
             + String(decoding: request.body, as: UTF8.self) + "\n"
         let handle = try FileHandle(forWritingTo: log)
         try handle.seekToEnd()
@@ -152,7 +153,8 @@ struct KillTestSDK {
         revocation = ConsentRevocation(consent: consent, runtime: runtime, identifier: identifier)
         let privacy = privacy
         erasure = ErasureRequest(
-            via: GatedTransport(ServerLogTransport(log: server), features: .analytics, privacy: privacy, ledger: IOLedger())
+            via: GatedTransport(
+                ServerLogTransport(log: server), features: .analytics, privacy: privacy, ledger: IOLedger())
         ) { id in
             TransportRequest(method: "POST", path: "/erasure", body: Data((id?.uuidString ?? "none").utf8))
         }
@@ -203,7 +205,8 @@ func relaunch(directory: URL, server: URL) async {
             say("pending \(privacy.pendingRevocation?.requestKey.uuidString ?? "none")")
         },
         onEvent: { event in events.withLock { $0.append(event) } })
-    let identifierFile = FileManager.default.fileExists(atPath: data.anonymousIdentifierFile.path(percentEncoded: false))
+    let identifierFile = FileManager.default.fileExists(
+        atPath: data.anonymousIdentifierFile.path(percentEncoded: false))
     say("identifier-after-init \(identifierFile ? "present" : "gone")")
     sdk.runtime.start()
     await sdk.runtime.settle()
@@ -212,8 +215,9 @@ func relaunch(directory: URL, server: URL) async {
     let statuses = await sdk.consent.allStatuses
     say("granted \(statuses.filter { $0.value == .granted }.keys.map(\.rawValue).sorted().joined(separator: ","))")
     if let report = await sdk.revocation.finishPendingRevocation(erasure: sdk.erasure) {
-        say("finished key=\(report.requestKey?.uuidString ?? "none") erasure=\(report.erasure.wasSent) "
-            + "owed=\(report.erasureStillOwed) complete=\(report.isComplete)")
+        say(
+            "finished key=\(report.requestKey?.uuidString ?? "none") erasure=\(report.erasure.wasSent) "
+                + "owed=\(report.erasureStillOwed) complete=\(report.isComplete)")
     } else {
         say("finished nothing-pending")
     }

@@ -113,7 +113,8 @@ case "share" where arguments.count == 7:
     try await share(directory: URL(filePath: arguments[2]), tag: tag, seed: seed, operations: operations, base: base)
 case "revoke" where arguments.count == 5:
     guard let point = Int(arguments[4]) else { exit(2) }
-    try await revokeWithKill(directory: URL(filePath: arguments[2]), server: URL(filePath: arguments[3]), killPoint: point)
+    try await revokeWithKill(
+        directory: URL(filePath: arguments[2]), server: URL(filePath: arguments[3]), killPoint: point)
 case "relaunch" where arguments.count == 4:
     await relaunch(directory: URL(filePath: arguments[2]), server: URL(filePath: arguments[3]))
 default:
