@@ -32,11 +32,11 @@ import Foundation
 /// cause.
 ///
 /// ## After a crash
-/// Revoke-all records that it began before it changes anything (``PrivacyManager/pendingRevocation``, kept in the
+/// Revoke-all records that it began before it changes anything (`PrivacyManager.pendingRevocation`, kept in the
 /// gate's state). If the process dies at any point after that, the next start finishes it before any subsystem
 /// starts, with no new call: the gate reads as revoked from its first check, ``SubsystemRuntime/start()`` purges
 /// every registered subsystem (files from earlier runs included) before it starts any, and
-/// ``AnonymousIdentifier`` deletes its file and the temporary files beside it when it is created. Only the erasure
+/// `AnonymousIdentifier` deletes its file and the temporary files beside it when it is created. Only the erasure
 /// request needs the app: hand its transport over at start-up with
 /// ``finishPendingRevocation(source:erasure:)``, which also returns the report of what it finished:
 ///
@@ -102,7 +102,7 @@ public struct ConsentRevocation: Sendable {
     /// the anonymous identifier and, if asked, sends one erasure request.
     ///
     /// In order:
-    /// 1. it records that it began (``PrivacyManager/pendingRevocation``): one write of the gate's state, under the
+    /// 1. it records that it began (`PrivacyManager.pendingRevocation`): one write of the gate's state, under the
     ///    data directory's lock, that disables every feature, refuses every category of the policy (and any other
     ///    with a status) and keeps the erasure request's idempotency key and the identifier to erase. From here
     ///    on, a process killed at any instruction leaves a revocation the next start finishes (see "After a
@@ -159,12 +159,12 @@ public struct ConsentRevocation: Sendable {
     }
 
     /// Finishes the revoke-all that a killed process left unfinished, if the gate's store records one
-    /// (``PrivacyManager/pendingRevocation``), and returns its report; `nil` when there is none.
+    /// (`PrivacyManager.pendingRevocation`), and returns its report; `nil` when there is none.
     ///
     /// Call it once at start-up, after creating the consent manager, the runtime (with its subsystems registered)
     /// and the anonymous identifier, with the erasure request built on your transport: it is the only part of the
     /// finish that needs the app. The rest happens without it: the gate reads as revoked from its first check,
-    /// ``SubsystemRuntime/start()`` purges every subsystem before it starts one, and ``AnonymousIdentifier``
+    /// ``SubsystemRuntime/start()`` purges every subsystem before it starts one, and `AnonymousIdentifier`
     /// deletes its file when it is created. This call does what is still left: it records the denials the
     /// consent ledger may lack, purges and deletes again what was not confirmed, sends the erasure request if one
     /// is owed (with the same idempotency key as every earlier attempt, so the server can drop duplicates), and

@@ -90,7 +90,7 @@ public final class SubsystemRuntime: Sendable {
     /// nothing.
     ///
     /// When the gate's store records a revoke-all that a kill interrupted before every subsystem was purged
-    /// (``PrivacyManager/pendingRevocation``), the first pass purges every registered subsystem (as
+    /// (`PrivacyManager.pendingRevocation`), the first pass purges every registered subsystem (as
     /// ``settlePurgingStoppedSubsystems()`` does) before it starts any, and marks that part of the revocation done
     /// when no purge failed. Register every subsystem before calling this.
     public func start() {
