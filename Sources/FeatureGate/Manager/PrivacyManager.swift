@@ -933,8 +933,9 @@ extension PrivacyManager {
     public var pendingRevocation: PendingRevocation? { revocation.withLock { $0 } }
 
     /// Records that a revocation began, before anything else changes: one read-modify-write of the store, under its
-    /// lock, that keeps `pending` (or the one already pending, which it returns), decides every flag off (the
-    /// catalog's and any other the record holds) and refuses `categories`. Then applies the same in memory.
+    /// lock, that keeps `pending` (or the one already pending, joined by it: see
+    /// ``PendingRevocation/joined(by:)``), decides every flag off (the catalog's and any other the record holds) and
+    /// refuses `categories`. Then applies the same in memory.
     ///
     /// - Returns: The pending revocation now recorded, and the store's error when it could not be written (the gate
     ///   is revoked in memory all the same).
@@ -943,13 +944,13 @@ extension PrivacyManager {
     ) -> (pending: PendingRevocation, error: (any Error)?) {
         var recorded = pending
         let error: (any Error)? = state.withLock { state in
-            if let earlier = revocation.withLock({ $0 }) { recorded = earlier }
+            if let earlier = revocation.withLock({ $0 }) { recorded = earlier.joined(by: pending) }
             do {
                 try store.update { data in
                     var record =
                         data.flatMap { try? FeatureStateRecord(decoding: $0) }
                         ?? FeatureStateRecord(enabledFeatures: [], decidedFeatures: [])
-                    if let earlier = record.pendingRevocation { recorded = earlier }
+                    if let earlier = record.pendingRevocation { recorded = earlier.joined(by: pending) }
                     record.decidedFeatures.formUnion(catalog.allFeatures.union(record.enabledFeatures))
                     record.enabledFeatures = []
                     record.deniedConsentCategories.formUnion(categories)

@@ -6,7 +6,7 @@ import Foundation
 /// consent category, before it changes anything else. A process killed at any point after that leaves it behind,
 /// and the next start finishes the revocation: the gate reads as revoked from its first check (the record says
 /// so), `SubsystemRuntime.start()` purges every subsystem before it starts one, ``AnonymousIdentifier`` deletes
-/// its file when it is created, and the app's `ConsentRevocation.finishPendingRevocation(erasure:)` sends the
+/// its file when it is created, and the app's `ConsentRevocation.finishPendingRevocation(source:erasure:)` sends the
 /// erasure request again with the same ``requestKey``. Each part marks itself done here; the record goes when
 /// every part is done.
 ///
@@ -47,6 +47,18 @@ public struct PendingRevocation: Sendable, Hashable, Codable {
 
     /// Whether every part is done, so the record can go.
     public var isFinished: Bool { !isErasureOwed && areSubsystemsPurged && isIdentifierDeleted }
+
+    /// This unfinished revocation, joined by a new revoke-all (`newer`): it keeps its key (an erasure it owes may
+    /// have reached the server under it) and its identifier, owes an erasure if either does, and must do its local
+    /// parts again.
+    package func joined(by newer: PendingRevocation) -> PendingRevocation {
+        var joined = self
+        joined.isErasureOwed = isErasureOwed || newer.isErasureOwed
+        joined.anonymousIdentifier = anonymousIdentifier ?? newer.anonymousIdentifier
+        joined.areSubsystemsPurged = false
+        joined.isIdentifierDeleted = false
+        return joined
+    }
 
     /// The erasure is done (sent, or given up on as not owed): the identifier goes with it.
     package mutating func markErasureDone() {
