@@ -30,6 +30,18 @@ import Testing
         #expect(stored.merging(changeFrom: finished, to: before).pendingRevocation == nil)
     }
 
+    @Test func aRevokeAllJoiningAnUnfinishedOneKeepsItsKeyAndOwesWhatEitherOwes() {
+        var earlier = Self.pending
+        earlier.markErasureDone()
+        earlier.areSubsystemsPurged = true
+        let newer = PendingRevocation(anonymousIdentifier: UUID(), isErasureOwed: true)
+        let joined = earlier.joined(by: newer)
+        #expect(joined.requestKey == earlier.requestKey)
+        #expect(joined.isErasureOwed && joined.anonymousIdentifier == newer.anonymousIdentifier)
+        #expect(!joined.areSubsystemsPurged && !joined.isIdentifierDeleted)
+        #expect(Self.pending.joined(by: newer).anonymousIdentifier == Self.pending.anonymousIdentifier)
+    }
+
     @Test func aResetDoesNotUndoAnUnfinishedRevocation() throws {
         var record = FeatureStateRecord(enabledFeatures: [], deniedConsentCategories: [.analytics])
         record.pendingRevocation = Self.pending
