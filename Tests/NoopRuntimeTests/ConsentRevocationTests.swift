@@ -98,6 +98,38 @@ private struct FileSDK {
 }
 
 @Suite struct ConsentRevocationTests {
+    @Test func aFailedErasureStaysOwedWithItsIdentifierUntilAResendWithTheSameKey() async throws {
+        let sdk = FileSDK(failingTransport: true)
+        defer { sdk.cleanUp() }
+        let id = try await sdk.runWithDataEverywhere()
+
+        let report = await sdk.revocation.revokeAll(erasure: sdk.erasure)
+        #expect(!report.erasure.wasSent)
+        #expect(report.erasureStillOwed)
+        let key = try #require(report.requestKey)
+        #expect(sdk.transport.requests.all.map { $0.headers[ErasureRequest.idempotencyKeyHeader] } == [key.uuidString])
+        // The identifier survives only in the pending record, which owes the erasure.
+        #expect(sdk.files == PrivacyDataDirectory.retainedFileNames)
+        let pending = try #require(sdk.privacy.pendingRevocation)
+        #expect(pending.anonymousIdentifier == id && pending.isErasureOwed)
+        #expect(pending.areSubsystemsPurged && pending.isIdentifierDeleted)
+        #expect(
+            String(decoding: try #require(sdk.read(sdk.directory.stateFile)), as: UTF8.self).contains(id.uuidString))
+
+        let working = RecordingTransport()
+        let erasure = ErasureRequest(
+            via: GatedTransport(working, features: .analytics, privacy: sdk.privacy, ledger: IOLedger())
+        ) { id in TransportRequest(method: "POST", path: "/erasure", body: Data((id?.uuidString ?? "none").utf8)) }
+        let finished = try #require(await sdk.revocation.finishPendingRevocation(erasure: erasure))
+        #expect(finished.resumed && finished.erasure.wasSent && !finished.erasureStillOwed)
+        #expect(working.requests.all.map { $0.headers[ErasureRequest.idempotencyKeyHeader] } == [key.uuidString])
+        #expect(working.requests.all.map(\.body) == [Data(id.uuidString.utf8)])
+        #expect(sdk.privacy.pendingRevocation == nil)
+        #expect(
+            !String(decoding: try #require(sdk.read(sdk.directory.stateFile)), as: UTF8.self).contains(id.uuidString))
+        #expect(await sdk.revocation.finishPendingRevocation(erasure: erasure) == nil)
+    }
+
     @Test func revokeAllLeavesOnlyTheGateStateAndTheConsentLedgerOnDisk() async throws {
         let sdk = FileSDK()
         defer { sdk.cleanUp() }

@@ -21,7 +21,10 @@ public final class AnonymousIdentifier: Sendable, CustomStringConvertible {
     private let cached: LockedValue<UUID?>
     private let observation: LockedValue<ObservationToken?>
 
-    /// Creates the identifier's home. Reads and writes nothing until ``current()`` is called.
+    /// Creates the identifier's home. Reads and writes nothing until ``current()`` is called, except to finish a
+    /// revocation: when the gate's store records a revoke-all that a kill interrupted before it deleted the
+    /// identifier (``PrivacyManager/pendingRevocation``), the file and the temporary files beside it are deleted
+    /// here, unread, and the revocation is told so.
     ///
     /// - Parameters:
     ///   - privacy: The gate that decides whether the identifier may exist.
@@ -35,6 +38,17 @@ public final class AnonymousIdentifier: Sendable, CustomStringConvertible {
             if change.current.isEmpty { _ = try? self?.reset() }
         }
         observation.withLock { $0 = token }
+        if let pending = privacy.pendingRevocation, !pending.isIdentifierDeleted {
+            finishRevocation(pending.requestKey)
+        }
+    }
+
+    /// Deletes the identifier and the temporary files beside it, and marks that part of the revocation `key` done
+    /// when nothing failed. Errors are left for revoke-all's report: the step is tried again at the next start.
+    package func finishRevocation(_ key: UUID) {
+        guard (try? reset()) != nil else { return }
+        if let url, !AtomicFile.removeTemporaries(in: url.deletingLastPathComponent()).failures.isEmpty { return }
+        try? privacy.updatePendingRevocation(key: key) { $0.isIdentifierDeleted = true }
     }
 
     /// The identifier, created and stored if needed, or `nil` while no feature is enabled.

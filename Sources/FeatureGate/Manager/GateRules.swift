@@ -152,6 +152,12 @@ package struct GateRules: Sendable {
         consent = ConsentLayer(policy: policy, decisions: decisions)
     }
 
+    /// Revoke-all: decides every flag of the catalog off and refuses `categories`.
+    package mutating func revoke(refusing categories: Set<ConsentCategory>) {
+        decide(enable: [], disable: catalog.allFeatures)
+        for category in categories { setRefused(true, category) }
+    }
+
     /// Replaces the kill switch with `features` (masked to the catalog), each disabled by the rule named in `rules`.
     package mutating func setRemote(_ features: Feature, rules: [UInt: String]) {
         remote = catalog.mask(features)

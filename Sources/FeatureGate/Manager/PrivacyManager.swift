@@ -64,6 +64,8 @@ public final class PrivacyManager: Sendable {
     /// taken inside `state`'s when written, so readers never wait behind a save.
     private let disableCounts = LockedValue([UInt64](repeating: 0, count: UInt.bitWidth))
     private let store: any FeatureStore
+    /// The revoke-all the store records as begun and not finished (see ``pendingRevocation``).
+    private let revocation: LockedValue<PendingRevocation?>
     private let diagnosticHandler: (@Sendable (PrivacyManagerDiagnostic) -> Void)?
 
     /// The configuration the manager started with.
@@ -143,6 +145,11 @@ public final class PrivacyManager: Sendable {
                             newer = .unsupportedVersion(found: found, supported: supported)
                             return nil
                         } catch {}
+                        if let previous, previous.pendingRevocation != nil {
+                            // A revocation is unfinished: what it switched off stays off; no reset until it is done.
+                            stored = previous
+                            return nil
+                        }
                         // Every flag undecided; what else the record keeps (the refusals) stays.
                         stored = previous ?? stored
                         stored.decidedFeatures = []
@@ -206,6 +213,12 @@ public final class PrivacyManager: Sendable {
         let unswitched = initial.rules.unswitched
         if let remoteLayer {
             Self.loadRemoteLayer(remoteLayer, into: &initial, catalog: catalog, diagnostics: &diagnostics)
+        }
+        self.revocation = LockedValue(stored.pendingRevocation)
+        if let file = store as? FileFeatureStore {
+            // Temporary files of writes a kill interrupted (under the lock; nothing is touched when there are none).
+            let removal = AtomicFile.removeTemporaries(in: file.url.deletingLastPathComponent())
+            diagnostics += removal.failures.map { .temporaryFileNotRemoved(store: storeName, error: $0) }
         }
         self.startupDiagnostics = diagnostics
         self.unswitchedBits = Atomic(unswitched.rawValue)
@@ -740,5 +753,70 @@ extension PrivacyManager {
         }
         state.rules.setRemote(disables.features, rules: disables.rules)
         state.effective = state.rules.effective
+    }
+}
+
+// MARK: - A revocation in progress
+
+extension PrivacyManager {
+    /// The revoke-all that began and has not finished, as the store recorded it; `nil` when there is none.
+    ///
+    /// Read from the store at start-up: after a process died during revoke-all, the gate starts revoked and this
+    /// says what is left to do (see ``PendingRevocation``).
+    public var pendingRevocation: PendingRevocation? { revocation.withLock { $0 } }
+
+    /// Records that a revocation began, before anything else changes: one read-modify-write of the store, under its
+    /// lock, that keeps `pending` (or the one already pending, joined by it: see
+    /// ``PendingRevocation/joined(by:)``), decides every flag off (the catalog's and any other the record holds) and
+    /// refuses `categories`. Then applies the same in memory.
+    ///
+    /// - Returns: The pending revocation now recorded, and the store's error when it could not be written (the gate
+    ///   is revoked in memory all the same).
+    package func beginRevocation(
+        _ pending: PendingRevocation, refusing categories: Set<ConsentCategory>
+    ) -> (pending: PendingRevocation, error: (any Error)?) {
+        var recorded = pending
+        let error: (any Error)? = state.withLock { state in
+            if let earlier = revocation.withLock({ $0 }) { recorded = earlier.joined(by: pending) }
+            do {
+                try store.update { data in
+                    var record =
+                        data.flatMap { try? FeatureStateRecord(decoding: $0) }
+                        ?? FeatureStateRecord(enabledFeatures: [], decidedFeatures: [])
+                    if let earlier = record.pendingRevocation { recorded = earlier.joined(by: pending) }
+                    record.decidedFeatures.formUnion(catalog.allFeatures.union(record.enabledFeatures))
+                    record.enabledFeatures = []
+                    record.deniedConsentCategories.formUnion(categories)
+                    record.pendingRevocation = recorded
+                    return record.encoded()
+                }
+            } catch {
+                return error
+            }
+            revocation.withLock { $0 = recorded }
+            return nil
+        }
+        update { $0.rules.revoke(refusing: categories) }
+        return (recorded, error)
+    }
+
+    /// Changes the pending revocation whose key is `key`, in the store (a read-modify-write under its lock) and in
+    /// memory; removes it once ``PendingRevocation/isFinished``. Does nothing when none with that key is pending.
+    ///
+    /// - Throws: The store's error; memory is left as it was then, so the step is done again next time.
+    package func updatePendingRevocation(key: UUID, _ change: (inout PendingRevocation) -> Void) throws {
+        try state.withLock { _ in
+            guard var pending = revocation.withLock({ $0 }), pending.requestKey == key else { return }
+            change(&pending)
+            let next = pending.isFinished ? nil : pending
+            try store.update { data in
+                guard let data, var record = try? FeatureStateRecord(decoding: data),
+                    record.pendingRevocation?.requestKey == key
+                else { return nil }
+                record.pendingRevocation = next
+                return record.encoded()
+            }
+            revocation.withLock { $0 = next }
+        }
     }
 }

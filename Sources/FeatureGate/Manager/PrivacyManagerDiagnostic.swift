@@ -26,6 +26,8 @@ public enum PrivacyManagerDiagnostic: Sendable, CustomStringConvertible {
     /// (its refusals among them). The configuration applies in this run; saves leave the record alone too
     /// (``saveFailed(store:error:)``), and the newer version still reads it.
     case storedStateNewerNotReset(store: String, error: FeatureStateRecordError)
+    /// A temporary file that an interrupted write left beside the store's record could not be removed at start-up.
+    case temporaryFileNotRemoved(store: String, error: any Error)
     /// The kept remote layer exists but could not be read or interpreted. Every flag is remotely disabled until a
     /// valid payload replaces it.
     case remoteLayerUnreadable(file: String, error: any Error)
@@ -52,6 +54,8 @@ public enum PrivacyManagerDiagnostic: Sendable, CustomStringConvertible {
             "\(store): cannot reset stored features (\(error))"
         case .storedStateNewerNotReset(let store, let error):
             "\(store): \(error); kept as it is, not reset; using the configuration"
+        case .temporaryFileNotRemoved(let store, let error):
+            "\(store): cannot remove a temporary file an interrupted write left (\(error))"
         case .remoteLayerUnreadable(let file, let error):
             "\(file): cannot read the kept remote layer (\(error)); every feature is remotely disabled until a valid payload arrives"
         case .remoteLayerSaveFailed(let file, let error):

@@ -32,6 +32,9 @@ public enum FeatureStateRecordError: Error, Sendable, Hashable, CustomStringConv
 /// - Version 1 (`{"version":1,"enabledFeatures":21}`) reads as *every flag decided*, so upgrading never turns on
 ///   a flag that was off.
 ///
+/// A version 2 record may also hold `"pendingRevocation":{...}` (``PendingRevocation``) while a revoke-all
+/// is unfinished; it is written only then.
+///
 /// Bitmasks use Airship's bit positions. A reader ignores fields it does not know and refuses versions above its
 /// own.
 public struct FeatureStateRecord: Sendable, Hashable {
@@ -47,6 +50,9 @@ public struct FeatureStateRecord: Sendable, Hashable {
     public var decidedFeatures: Feature
     /// The consent categories last refused (denied or restricted) through ``ConsentManager``.
     public var deniedConsentCategories: Set<ConsentCategory>
+    /// The revoke-all that began and has not finished, if any (key `pendingRevocation`, written only when there is
+    /// one). Saves that do not change it keep the stored one.
+    public var pendingRevocation: PendingRevocation?
 
     /// Creates a record. `enabledFeatures` is limited to `decidedFeatures`.
     ///
@@ -77,11 +83,14 @@ public struct FeatureStateRecord: Sendable, Hashable {
         let enabled = enabledFeatures.subtracting(changed).union(after.enabledFeatures.intersection(changed))
         let refused = after.deniedConsentCategories.subtracting(before.deniedConsentCategories)
         let unrefused = before.deniedConsentCategories.subtracting(after.deniedConsentCategories)
-        return FeatureStateRecord(
+        var merged = FeatureStateRecord(
             enabledFeatures: enabled,
             decidedFeatures: decided,
             deniedConsentCategories: deniedConsentCategories.union(refused).subtracting(unrefused)
         )
+        merged.pendingRevocation =
+            before.pendingRevocation == after.pendingRevocation ? pendingRevocation : after.pendingRevocation
+        return merged
     }
 
     private struct Payload: Codable {
@@ -89,6 +98,7 @@ public struct FeatureStateRecord: Sendable, Hashable {
         var enabledFeatures: UInt
         var decidedFeatures: UInt?
         var deniedConsentCategories: [ConsentCategory]?
+        var pendingRevocation: PendingRevocation?
     }
 
     private struct VersionOnly: Decodable {
@@ -110,9 +120,12 @@ public struct FeatureStateRecord: Sendable, Hashable {
             categories = String(decoding: names, as: UTF8.self)
         }
         let (decided, enabled, version) = (decidedFeatures.rawValue, enabledFeatures.rawValue, Self.currentVersion)
+        let pending = pendingRevocation.map {
+            #""pendingRevocation":\#(String(decoding: $0.encoded(), as: UTF8.self)),"#
+        }
         let json = #"""
             {"decidedFeatures":\#(decided),"deniedConsentCategories":\#(categories),\#
-            "enabledFeatures":\#(enabled),"version":\#(version)}
+            "enabledFeatures":\#(enabled),\#(pending ?? "")"version":\#(version)}
             """#
         return Data(json.utf8)
     }
@@ -150,6 +163,7 @@ public struct FeatureStateRecord: Sendable, Hashable {
             decidedFeatures: Feature(rawValue: decided),
             deniedConsentCategories: Set(denied)
         )
+        pendingRevocation = payload.pendingRevocation
     }
 
     /// Encodes a whole set chosen at once: every flag decided, `features` on, no consent refusals.

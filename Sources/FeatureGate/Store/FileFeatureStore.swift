@@ -70,6 +70,7 @@ public struct FileFeatureStore: FeatureStore, CustomStringConvertible {
             && new.decidedFeatures.isSuperset(of: old.decidedFeatures)
             && new.enabledFeatures.isSuperset(of: new.decidedFeatures.subtracting(old.decidedFeatures))
             && new.deniedConsentCategories.isSubset(of: old.deniedConsentCategories)
+            && new.pendingRevocation == old.pendingRevocation
         return onlyAdds ? .ordered : .full
     }
 

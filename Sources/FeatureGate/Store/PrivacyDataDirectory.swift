@@ -5,7 +5,7 @@ import Foundation
 ///
 /// | file | holds | after revoke-all |
 /// |---|---|---|
-/// | `featuregate-state.json` | the gate's decided flags and consent refusals (``FileFeatureStore``) | kept: every feature off |
+/// | `featuregate-state.json` | the gate's decided flags and consent refusals (``FileFeatureStore``), and an unfinished revoke-all (``PendingRevocation``) | kept: every feature off; the identifier to erase only while its erasure request is still owed |
 /// | `consent-ledger.jsonl` | the consent audit trail (``FileConsentLedger``) | kept, with the revocation recorded |
 /// | `anonymous-id` | the ``AnonymousIdentifier`` | deleted |
 /// | `featuregate-remote.json` | the server's last valid kill-switch payload (``RemoteLayerFile``), if any | kept: it holds no personal data |

@@ -25,9 +25,29 @@ import Foundation
 /// process (see ``SubsystemRuntime/settlePurgingStoppedSubsystems()``).
 ///
 /// ## Sending nothing twice
-/// The erasure request is sent only when some feature was enabled as the call began (a revocation is then an
-/// enabled → disabled edge) and only if the runtime's ``SubsystemRuntime/exitPermit`` can be spent: a second
-/// revoke-all, or one made with everything already off, sends nothing.
+/// The erasure request is owed only when some feature was enabled as the call began (a revocation is then an
+/// enabled → disabled edge), and is sent only if the runtime's ``SubsystemRuntime/exitPermit`` can be spent: a
+/// second revoke-all, or one made with everything already off, sends nothing. Every attempt carries the same
+/// idempotency key (``ErasureRequest/idempotencyKeyHeader``), so the server can drop the duplicates a crash can
+/// cause.
+///
+/// ## After a crash
+/// Revoke-all records that it began before it changes anything (`PrivacyManager.pendingRevocation`, kept in the
+/// gate's state). If the process dies at any point after that, the next start finishes it before any subsystem
+/// starts, with no new call: the gate reads as revoked from its first check, ``SubsystemRuntime/start()`` purges
+/// every registered subsystem (files from earlier runs included) before it starts any, and
+/// `AnonymousIdentifier` deletes its file and the temporary files beside it when it is created. Only the erasure
+/// request needs the app: hand its transport over at start-up with
+/// ``finishPendingRevocation(source:erasure:)``, which also returns the report of what it finished:
+///
+/// ```swift
+/// runtime.start()
+/// if let report = await revocation.finishPendingRevocation(erasure: erasure) {
+///     log(report)  // a revocation a killed process began, finished now
+/// }
+/// ```
+///
+/// The identifier to erase is kept only in the pending record, and only until the erasure request was sent.
 ///
 /// ## Bounded, whatever hangs
 /// A backend, an inner transport or a subsystem may hang. `revokeAll` waits at most ``deadline`` for the
@@ -49,6 +69,8 @@ public struct ConsentRevocation: Sendable {
     /// How long each waiting step may take before what is in flight is cancelled (see "Bounded, whatever hangs").
     public let deadline: Duration
     private let sleep: @Sendable (Duration) async -> Void
+    /// Called as revoke-all reaches each ``RevocationStep``: kill tests stop the process there.
+    package var stepObserver: (@Sendable (RevocationStep) -> Void)?
 
     /// Ties the revocation to the SDK's consent, runtime and anonymous identifier. Does nothing else.
     ///
@@ -80,14 +102,21 @@ public struct ConsentRevocation: Sendable {
     /// the anonymous identifier and, if asked, sends one erasure request.
     ///
     /// In order:
-    /// 1. every category of the policy (and any other with a status) is denied, recorded with `source`, the
-    ///    granted ones first, so that what consent had switched on goes off first;
-    /// 2. every feature of the gate's catalog is disabled locally, consent-managed or not;
+    /// 1. it records that it began (`PrivacyManager.pendingRevocation`): one write of the gate's state, under the
+    ///    data directory's lock, that disables every feature, refuses every category of the policy (and any other
+    ///    with a status) and keeps the erasure request's idempotency key and the identifier to erase. From here
+    ///    on, a process killed at any instruction leaves a revocation the next start finishes (see "After a
+    ///    crash");
+    /// 2. every such category is denied through the consent manager, recorded with `source`, the granted ones
+    ///    first, so the audit trail has the revocation;
     /// 3. the runtime settles: running subsystems are stopped (each may send its own one-shot opt-out) and
     ///    purged, and stopped subsystems not known to be clean are purged too;
     /// 4. the anonymous identifier is deleted (without being read), then the temporary files that interrupted writes
     ///    left in its directory;
-    /// 5. `erasure`, if given, is sent through the runtime's exit permit (see ``ErasureOutcome``).
+    /// 5. `erasure`, if given and owed, is sent with the idempotency key in its
+    ///    ``ErasureRequest/idempotencyKeyHeader`` header (see ``ErasureOutcome``);
+    /// 6. the pending revocation is removed, or keeps what is left to do (an erasure that was not sent, a step
+    ///    that failed) for the next start.
     ///
     /// It never throws: a step that fails is reported in ``RevocationReport/failures`` and the others still run,
     /// because a revocation that stops half-way would leave data behind.
@@ -99,26 +128,75 @@ public struct ConsentRevocation: Sendable {
     /// - Returns: What was recorded, disabled, purged, reset and sent.
     public func revokeAll(source: ConsentSource = .user, erasure: ErasureRequest? = nil) async -> RevocationReport {
         let privacy = runtime.privacy
-        let mark = runtime.lastEventSequence
         var report = RevocationReport()
         // The local set, looking past the remote kill switch: revoking what the user had enabled is an edge even
         // while a server has it switched off.
         let enabledBefore = privacy.reasons().filter(\.isLocallyEnabled).reduce(into: Feature()) {
             $0.formUnion($1.feature)
         }
-
         // Read before anything is disabled: the identifier deletes itself when the last feature goes off. An
         // unreadable file is not reported here: deleting it below fails too, and that is reported.
         let subject = try? identifier.stored()
+        step(.beginning)
+
+        let categories = Set(await consent.allStatuses.keys).union(consent.policy.features.keys)
+        let (pending, error) = privacy.beginRevocation(
+            PendingRevocation(anonymousIdentifier: subject, isErasureOwed: erasure != nil && !enabledBefore.isEmpty),
+            refusing: categories)
+        if let error { report.failures.append(.revocationNotRecorded(error)) }
+        step(.recorded)
 
         let (records, errors) = await consent.denyEveryCategory(source: source)
         report.consentRecords = records
         report.failures += errors.map { .consentNotRecorded($0) }
-
         // Bits outside the catalog are never enabled (the gate masks them), so the catalog is everything.
         privacy.disableFeatures(privacy.catalog.allFeatures)
         report.disabledFeatures = enabledBefore
+        step(.consentRecorded)
 
+        await finish(pending, erasure: erasure, permit: runtime.exitPermit, into: &report)
+        return report
+    }
+
+    /// Finishes the revoke-all that a killed process left unfinished, if the gate's store records one
+    /// (`PrivacyManager.pendingRevocation`), and returns its report; `nil` when there is none.
+    ///
+    /// Call it once at start-up, after creating the consent manager, the runtime (with its subsystems registered)
+    /// and the anonymous identifier, with the erasure request built on your transport: it is the only part of the
+    /// finish that needs the app. The rest happens without it: the gate reads as revoked from its first check,
+    /// ``SubsystemRuntime/start()`` purges every subsystem before it starts one, and `AnonymousIdentifier`
+    /// deletes its file when it is created. This call does what is still left: it records the denials the
+    /// consent ledger may lack, purges and deletes again what was not confirmed, sends the erasure request if one
+    /// is owed (with the same idempotency key as every earlier attempt, so the server can drop duplicates), and
+    /// removes the pending record. An erasure that cannot be sent now stays owed, with its identifier, until a
+    /// later call sends it.
+    ///
+    /// - Parameters:
+    ///   - source: Who revoked, recorded with the denials the ledger lacked.
+    ///   - erasure: The erasure request, as given to the interrupted ``revokeAll(source:erasure:)``; `nil` to send
+    ///     none now.
+    /// - Returns: What was finished, with ``RevocationReport/resumed`` set; `nil` when nothing was pending.
+    public func finishPendingRevocation(
+        source: ConsentSource = .user, erasure: ErasureRequest? = nil
+    ) async -> RevocationReport? {
+        guard let pending = runtime.privacy.pendingRevocation else { return nil }
+        var report = RevocationReport()
+        report.resumed = true
+        let (records, errors) = await consent.denyEveryCategory(source: source)
+        report.consentRecords = records
+        report.failures += errors.map { .consentNotRecorded($0) }
+        // The pending record is the permit: the erasure it owes was earned by what ran before the kill.
+        await finish(pending, erasure: erasure, permit: OneShotPermit(armed: true), into: &report)
+        return report
+    }
+
+    /// Steps 3 to 6 of revoke-all: purge, identifier, erasure, and what of the pending record is done.
+    private func finish(
+        _ pending: PendingRevocation, erasure: ErasureRequest?, permit: OneShotPermit,
+        into report: inout RevocationReport
+    ) async {
+        let mark = runtime.lastEventSequence
+        report.requestKey = pending.requestKey
         let settling = Task { [runtime] in await runtime.settlePurgingStoppedSubsystems() }
         if await Abandonable.value(of: settling, within: deadline, sleep: sleep) == nil {
             if let cancelled = runtime.cancelCallInFlight() { report.cancelled.append(cancelled) }
@@ -129,11 +207,14 @@ public struct ConsentRevocation: Sendable {
             }
         }
         report.purges = Self.merged(runtime.purges(after: mark))
+        let purged = report.totalPurged.failures.isEmpty && !report.failures.contains { $0.isSettling }
+        step(.subsystemsPurged)
 
+        var identifierDeleted = true
         do {
-            let discarded = try identifier.reset()
-            report.identifierReset = discarded || subject != nil
+            report.identifierReset = try identifier.reset() || pending.anonymousIdentifier != nil
         } catch {
+            identifierDeleted = false
             report.failures.append(.identifierNotReset(error))
         }
         // A write killed before its rename leaves a temporary file (a copy of the identifier, say) beside the data.
@@ -141,12 +222,13 @@ public struct ConsentRevocation: Sendable {
             let removal = AtomicFile.removeTemporaries(in: directory)
             report.removedTemporaryFiles = removal.removed
             report.failures += removal.failures.map { .temporaryFileNotRemoved($0) }
+            identifierDeleted = identifierDeleted && removal.failures.isEmpty
         }
+        step(.identifierDeleted)
 
         if let erasure {
-            let wasEnabled = !enabledBefore.isEmpty
             let sending = Task { [runtime] in
-                await Self.send(erasure, subject: subject, wasEnabled: wasEnabled, runtime)
+                await Self.send(erasure, pending, permit: permit, runtime)
             }
             if let outcome = await Abandonable.value(of: sending, within: deadline, sleep: sleep) {
                 report.erasure = outcome
@@ -156,20 +238,35 @@ public struct ConsentRevocation: Sendable {
                 report.cancelled.append(CancelledOperation(subsystem: "erasure request", operation: "send"))
             }
         }
-        return report
+        step(.erasureSent)
+
+        let erasureDone = !pending.isErasureOwed || report.erasure.wasSent
+        do {
+            try runtime.privacy.updatePendingRevocation(key: pending.requestKey) { pending in
+                pending.areSubsystemsPurged = pending.areSubsystemsPurged || purged
+                pending.isIdentifierDeleted = pending.isIdentifierDeleted || identifierDeleted
+                if erasureDone { pending.markErasureDone() }
+            }
+        } catch {
+            report.failures.append(.revocationNotRecorded(error))
+        }
+        report.erasureStillOwed = runtime.privacy.pendingRevocation?.isErasureOwed ?? false
+        step(.finished)
     }
+
+    private func step(_ step: RevocationStep) { stepObserver?(step) }
 
     private static func send(
         _ erasure: ErasureRequest,
-        subject: UUID?,
-        wasEnabled: Bool,
+        _ pending: PendingRevocation,
+        permit: OneShotPermit,
         _ runtime: SubsystemRuntime
     ) async -> ErasureOutcome {
-        guard wasEnabled else { return .nothingWasEnabled }
+        guard pending.isErasureOwed else { return .nothingWasEnabled }
+        var request = erasure.makeRequest(pending.anonymousIdentifier)
+        request.headers[ErasureRequest.idempotencyKeyHeader] = pending.requestKey.uuidString
         do {
-            return .sent(
-                try await erasure.transport.sendExitRequest(erasure.makeRequest(subject), permit: runtime.exitPermit)
-            )
+            return .sent(try await erasure.transport.sendExitRequest(request, permit: permit))
         } catch {
             switch error {
             // An exit request ignores the gate, so `gateClosed` cannot happen; treat it as a refusal all the same.
@@ -213,4 +310,22 @@ extension ConsentManager {
         }
         return (records, errors)
     }
+}
+
+/// The points revoke-all passes, in order: a kill test stops the process at each and checks what the next start does.
+package enum RevocationStep: Int, CaseIterable, Sendable {
+    /// Nothing written yet.
+    case beginning
+    /// The pending revocation is recorded: the gate's state has every feature off and every category refused.
+    case recorded
+    /// The consent ledger has the denials.
+    case consentRecorded
+    /// The subsystems have settled and purged.
+    case subsystemsPurged
+    /// The anonymous identifier and the temporary files beside it are deleted.
+    case identifierDeleted
+    /// The erasure request went out (or was not owed); the pending record still says it is owed.
+    case erasureSent
+    /// The pending record is removed (or keeps what is left to do).
+    case finished
 }

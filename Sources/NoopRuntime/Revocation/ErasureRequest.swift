@@ -9,6 +9,11 @@ import Foundation
 /// builder the anonymous identifier as it was *before* the revocation deleted it, so the request can name
 /// whose data to erase.
 public struct ErasureRequest: Sendable {
+    /// `Idempotency-Key`: the header every attempt of one revocation's erasure request carries, with the same
+    /// value (``RevocationReport/requestKey``), so the server can drop duplicates. A request is sent again after
+    /// a kill, so the server must expect it at least once, maybe more.
+    public static let idempotencyKeyHeader = "Idempotency-Key"
+
     /// The transport it goes through. Any of the SDK's gated transports will do: an exit request ignores the
     /// gate, and the ledger counts it under this transport's features.
     public var transport: GatedTransport
@@ -38,8 +43,8 @@ public enum ErasureOutcome: Sendable, CustomStringConvertible {
     case refusedNoPermit
     /// Sent; the server answered with this response (check ``TransportResponse/isSuccess``).
     case sent(TransportResponse)
-    /// The permit was spent and the send failed with this error. It is not retried: an exit request gets one
-    /// attempt.
+    /// The permit was spent and the send failed with this error. It is not retried in this call: the pending
+    /// revocation keeps it owed, and ``ConsentRevocation/finishPendingRevocation(source:erasure:)`` sends it again.
     case failed(any Error)
 
     /// Whether the request reached the server and got an answer (any status code).
@@ -55,7 +60,7 @@ public enum ErasureOutcome: Sendable, CustomStringConvertible {
         case .nothingWasEnabled: "not sent: nothing was enabled, so nothing may be sent"
         case .refusedNoPermit: "refused: no exit permit (nothing has run since the last exit request)"
         case .sent(let response): "sent: the server answered \(response.statusCode)"
-        case .failed(let error): "failed: \(error) (not retried)"
+        case .failed(let error): "failed: \(error) (still owed: sent again at the next start)"
         }
     }
 }

@@ -22,6 +22,14 @@ public struct RevocationReport: Sendable, CustomStringConvertible {
     public var failures: [RevocationFailure]
     /// What was cancelled because it did not finish within the deadline (see ``ConsentRevocation/deadline``).
     public var cancelled: [CancelledOperation] = []
+    /// The erasure request's idempotency key: the same for every attempt of one revocation.
+    public var requestKey: UUID?
+    /// Whether an erasure request is still owed: the pending revocation keeps it, and the identifier to erase, until
+    /// ``ConsentRevocation/finishPendingRevocation(source:erasure:)`` sends it.
+    public var erasureStillOwed = false
+    /// Whether this report is of a revocation a killed process began and a later start finished
+    /// (``ConsentRevocation/finishPendingRevocation(source:erasure:)``).
+    public var resumed = false
 
     /// Creates a report.
     public init(
@@ -67,7 +75,9 @@ public struct RevocationReport: Sendable, CustomStringConvertible {
                 "temporary files of interrupted writes removed: "
                     + removedTemporaryFiles.map { UntrustedText.escaped($0) }.joined(separator: ", "))
         }
+        if resumed { lines.insert("finished a revocation a killed process began", at: 0) }
         lines.append("erasure request: \(erasure)")
+        if erasureStillOwed { lines.append("erasure request still owed: it is sent again at the next start") }
         lines += cancelled.map { "cancelled: \($0)" }
         lines += failures.map { "failed: \($0)" }
         return lines.joined(separator: "\n")
@@ -83,14 +93,23 @@ public enum RevocationFailure: Sendable, CustomStringConvertible {
     case identifierNotReset(any Error)
     /// A temporary file of an interrupted write could not be deleted.
     case temporaryFileNotRemoved(FileStoreError)
+    /// The gate's state could not record the pending revocation (or what of it is done): the revocation applies in
+    /// this process, but a kill before it ends may leave it unfinished.
+    case revocationNotRecorded(any Error)
     /// The subsystems had not settled when the deadline passed twice; the payload is the call cancelled last.
     /// Their purges may not have run.
     case subsystemsNotSettled(stillRunning: CancelledOperation?)
+
+    var isSettling: Bool {
+        if case .subsystemsNotSettled = self { return true }
+        return false
+    }
 
     /// What failed.
     public var description: String {
         switch self {
         case .consentNotRecorded(let error): "\(error)"
+        case .revocationNotRecorded(let error): "cannot record the revocation in the gate's state: \(error)"
         case .identifierNotReset(let error): "cannot reset the anonymous identifier: \(error)"
         case .temporaryFileNotRemoved(let error): "cannot remove a temporary file: \(error)"
         case .subsystemsNotSettled(let call):

@@ -1,4 +1,5 @@
 import FeatureGate
+import Foundation
 
 /// Starts, stops and purges an SDK's subsystems as the gate's features change.
 ///
@@ -87,12 +88,22 @@ public final class SubsystemRuntime: Sendable {
     ///
     /// Returns at once; ``settle()`` waits for the first pass. Calling it again, or after ``shutdown()``, does
     /// nothing.
+    ///
+    /// When the gate's store records a revoke-all that a kill interrupted before every subsystem was purged
+    /// (`PrivacyManager.pendingRevocation`), the first pass purges every registered subsystem (as
+    /// ``settlePurgingStoppedSubsystems()`` does) before it starts any, and marks that part of the revocation done
+    /// when no purge failed. Register every subsystem before calling this.
     public func start() {
         let token = privacy.observe { [weak self] change in self?.noteChange(change, from: nil) }
+        let pending = privacy.pendingRevocation.flatMap { $0.areSubsystemsPurged ? nil : $0 }
         let spawn = state.withLock { state in
             guard state.mode == .idle else { return false }
             state.mode = .following
             state.token = token
+            if let pending {
+                state.purgeStoppedRequested = true
+                state.purgeBeforeStarting = pending.requestKey
+            }
             return state.requestPass()
         }
         if spawn { spawnWorker() }
@@ -244,9 +255,14 @@ public final class SubsystemRuntime: Sendable {
         let (target, passToken) = privacy.readAndObserve { [weak self] change in self?.noteChange(change, from: epoch) }
         var keepsToken = false
         var replacedTokens: [ObservationToken] = []
+        var revocation: UUID?
+        let mark = lastEventSequence
         let plan: [(index: Int, action: Action)] = state.withLock { state in
             let purgeStopped = state.purgeStoppedRequested
             state.purgeStoppedRequested = false
+            revocation = state.purgeBeforeStarting
+            let purgeFirst = revocation != nil
+            state.purgeBeforeStarting = nil
             var stops: [(Int, Action)] = []
             var starts: [(Int, Action)] = []
             for index in state.entries.indices {
@@ -270,6 +286,8 @@ public final class SubsystemRuntime: Sendable {
                 case (.shutDown, .stopped, _) where purgeStopped && !entry.isPurged:
                     stops.append((index, .purge))
                 case (.following, .stopped, true):
+                    // Purged first when asked to (a revocation a kill interrupted): it may hold an earlier run's data.
+                    if purgeFirst && !entry.isPurged { stops.append((index, .purge)) }
                     starts.append((index, .start))
                 case (.following, .running, true) where !wasDisabled.isEmpty:
                     // Disabled and enabled again before this pass: the disable was a real edge, so it still
@@ -329,6 +347,10 @@ public final class SubsystemRuntime: Sendable {
                 permit.disarm()
                 update(index, phase: .stopped, event: .stopped(disabled: []))
             }
+        }
+        if let revocation, purges(after: mark).allSatisfy(\.report.failures.isEmpty) {
+            // The purge a killed revoke-all owed is done; a failure leaves it owed for the next start.
+            try? privacy.updatePendingRevocation(key: revocation) { $0.areSubsystemsPurged = true }
         }
     }
 
@@ -455,6 +477,9 @@ public final class SubsystemRuntime: Sendable {
         /// Set by ``SubsystemRuntime/settlePurgingStoppedSubsystems()``; the next pass purges stopped subsystems
         /// that are not known to be clean, and clears it.
         var purgeStoppedRequested = false
+        /// Set by ``SubsystemRuntime/start()`` to finish the pending revocation with this key: the next pass also
+        /// purges the subsystems it is about to start, and marks the revocation's purge done if none failed.
+        var purgeBeforeStarting: UUID?
         /// Passes so far; each registers an observer before it reads the gate.
         var epoch: UInt64 = 0
         /// The observers of passes that started a subsystem still running, by pass.

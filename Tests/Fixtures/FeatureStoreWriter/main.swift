@@ -6,6 +6,8 @@
 //   feature-store-writer ledger PATH      append consent records to a FileConsentLedger at PATH
 //   feature-store-writer share DIR TAG SEED OPERATIONS BASE
 //                                         one of several processes sharing the data directory DIR (see below)
+//   feature-store-writer revoke DIR SERVER K / relaunch DIR SERVER
+//                                         revoke-all killed at point K, then the next launch (see Revocation.swift)
 import FeatureGate
 import Foundation
 import PackageTestSupport
@@ -109,6 +111,12 @@ case "share" where arguments.count == 7:
         let operations = Int(arguments[5]), let base = Int(arguments[6])
     else { exit(2) }
     try await share(directory: URL(filePath: arguments[2]), tag: tag, seed: seed, operations: operations, base: base)
+case "revoke" where arguments.count == 5:
+    guard let point = Int(arguments[4]) else { exit(2) }
+    try await revokeWithKill(
+        directory: URL(filePath: arguments[2]), server: URL(filePath: arguments[3]), killPoint: point)
+case "relaunch" where arguments.count == 4:
+    await relaunch(directory: URL(filePath: arguments[2]), server: URL(filePath: arguments[3]))
 default:
     exit(2)
 }
