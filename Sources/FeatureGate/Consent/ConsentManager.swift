@@ -84,6 +84,9 @@ public actor ConsentManager {
     public private(set) var pendingRegion: ConsentRegion?
     /// What each source last answered for each category, from the ledger and this run (``applyAnswer(_:for:from:)``).
     private var lastAnswers: [SourceAnswer: ConsentStatus]
+    /// The ledger as this manager last read it (`nil` when it could not be read): where ``catchUpWithLedger()`` and
+    /// the next append continue from.
+    private var ledgerSnapshot: ConsentLedgerSnapshot?
 
     /// Reads the ledger and the gate's stored refusals, derives the current statuses and attaches them to `privacy`.
     ///
@@ -114,14 +117,15 @@ public actor ConsentManager {
 
         var diagnostics: [ConsentDiagnostic] = []
         var trail = ConsentTrail(ConsentLedgerContents(records: []))
+        var snapshot: ConsentLedgerSnapshot?
         do {
-            let contents = try ledger.load()
-            if contents.unreadableEntries > 0 {
+            // The trail folded: a file ledger reads its checkpoint and only the lines after it.
+            snapshot = try ledger.readTrail(after: nil).snapshot
+            trail = snapshot?.trail ?? trail
+            if trail.unreadableEntries > 0 {
                 diagnostics.append(
-                    .ledgerHasUnreadableEntries(ledger: String(describing: ledger), count: contents.unreadableEntries)
-                )
+                    .ledgerHasUnreadableEntries(ledger: String(describing: ledger), count: trail.unreadableEntries))
             }
-            trail = ConsentTrail(contents)
         } catch {
             diagnostics.append(.ledgerUnreadable(ledger: String(describing: ledger), error: error))
         }
@@ -139,6 +143,7 @@ public actor ConsentManager {
             region: region, isChild: isChild, isGlobalPrivacyControlOn: trail.isGlobalPrivacyControlOn)
         self.answers = trail.answers
         self.lastAnswers = lastAnswers
+        self.ledgerSnapshot = snapshot
         self.context = context
         self.startupDiagnostics = diagnostics
         privacy.setConsentDecisions(
@@ -255,7 +260,7 @@ public actor ConsentManager {
                     let record = ConsentRecord(
                         category: category, previousStatus: .unknown, newStatus: .unknown, time: now(),
                         policyVersion: policy.version, source: .gpc)
-                    do { try ledger.append(record) } catch {
+                    do { try appendToLedger(record) } catch {
                         throw ConsentRecordingError(record: record, applied: true, underlying: error)
                     }
                     records.append(record)
@@ -302,7 +307,7 @@ public actor ConsentManager {
             source: source
         )
         do {
-            try ledger.append(record)
+            try appendToLedger(record)
         } catch {
             if status != .granted { apply(record, isRecorded: false) }
             throw ConsentRecordingError(record: record, applied: status != .granted, underlying: error)
@@ -382,7 +387,7 @@ public actor ConsentManager {
             let record = ConsentRecord(
                 category: category, previousStatus: current, newStatus: answer, time: now(),
                 policyVersion: policy.version, source: source)
-            do { try ledger.append(record) } catch {
+            do { try appendToLedger(record) } catch {
                 throw ConsentRecordingError(record: record, applied: true, underlying: error)
             }
             return record
@@ -435,7 +440,7 @@ public actor ConsentManager {
             let record = ConsentRecord(
                 category: category, previousStatus: answer.status, newStatus: .expired, time: time,
                 policyVersion: policy.version, source: .appDefault)
-            let isRecorded = (try? ledger.append(record)) != nil
+            let isRecorded = (try? appendToLedger(record)) != nil
             if isRecorded { records.append(record) }
             updateGate()
             notify(
@@ -446,13 +451,14 @@ public actor ConsentManager {
         return records
     }
 
-    private func apply(_ record: ConsentRecord, isRecorded: Bool) {
+    @discardableResult
+    private func apply(_ record: ConsentRecord, isRecorded: Bool, isTrusted: Bool = true) -> ConsentChange {
         answers[record.category] = ConsentAnswer(
             status: record.newStatus, decidedAt: record.time, source: record.source,
-            policyVersion: record.policyVersion)
+            policyVersion: record.policyVersion, isTrusted: isTrusted)
         privacy.applyConsentEdge(
             record.category, edge: record.newStatus, policy: policy, decisions: currentDecisions())
-        notify(
+        return notify(
             ConsentChange(
                 category: record.category,
                 previous: record.previousStatus,
@@ -463,8 +469,121 @@ public actor ConsentManager {
             ))
     }
 
-    private func notify(_ change: ConsentChange) {
+    @discardableResult
+    private func notify(_ change: ConsentChange) -> ConsentChange {
         for handler in observers.withLock({ $0.handlers.map(\.handler) }) { handler(change) }
+        return change
+    }
+
+    // MARK: - Other writers of the ledger
+
+    /// Applies what other writers of the ledger (other processes sharing the data directory, or other managers of
+    /// the same ledger) appended since this manager last read it: the statuses, the gate and the observers follow,
+    /// as they would for changes made here, and a relaunch would find the same.
+    ///
+    /// Reads only what was appended since (a ``FileConsentLedger`` reads from where this manager stopped). When the
+    /// ledger no longer continues what this manager read (it was replaced, cut or rewritten, or cannot read from a
+    /// point), the whole trail is folded again and taken as a relaunch would take it (refusals the gate state keeps
+    /// stay), and each category whose answer differs changes. A ledger that cannot be read changes nothing; the
+    /// next call tries again. Writes nothing but what the changes decide in the gate state.
+    ///
+    /// - Returns: The changes applied, in order, as the observers received them.
+    @discardableResult
+    package func catchUpWithLedger() -> [ConsentChange] {
+        guard let reading = try? ledger.readTrail(after: ledgerSnapshot) else { return [] }
+        ledgerSnapshot = reading.snapshot
+        if let appended = reading.appended { return applyFromLedger(appended) }
+        return reconcile(with: reading.snapshot.trail)
+    }
+
+    /// Appends `record`. When the ledger returns what other writers appended before it since this manager last
+    /// read it, applies that first; otherwise the next ``catchUpWithLedger()`` reads the trail afresh.
+    private func appendToLedger(_ record: ConsentRecord) throws {
+        let reading = try ledger.append(record, after: ledgerSnapshot)
+        guard let reading, let appended = reading.appended else {
+            ledgerSnapshot = ledgerSnapshot.map { ConsentLedgerSnapshot(trail: $0.trail) }
+            return
+        }
+        ledgerSnapshot = reading.snapshot
+        applyFromLedger(appended)
+    }
+
+    /// Applies entries another writer appended, one by one, as ``ConsentTrail/fold(_:)`` folds them.
+    @discardableResult
+    private func applyFromLedger(_ contents: ConsentLedgerContents) -> [ConsentChange] {
+        let isTrusted = (ledgerSnapshot?.trail.unreadableEntries ?? 0) == 0
+        var changes: [ConsentChange] = []
+        var isGateStale = false
+        for record in contents.records {
+            let answer = answers[record.category]
+            if record.newStatus != .expired {
+                lastAnswers[SourceAnswer(source: record.source, category: record.category)] = record.newStatus
+            }
+            if record.source == .gpc && context.isGlobalPrivacyControlOn != (record.newStatus == .denied) {
+                context.isGlobalPrivacyControlOn = record.newStatus == .denied
+                isGateStale = true
+            }
+            if record.newStatus == .expired {
+                guard let answer, !answer.isExpiryRecorded else { continue }
+                answers[record.category]?.isExpiryRecorded = true
+                updateGate()
+                changes.append(
+                    notify(
+                        ConsentChange(
+                            category: record.category, previous: answer.status, current: .expired,
+                            source: .appDefault, time: record.time, isRecorded: true)))
+            } else if ConsentTrail.changesAnswer(record, answer) {
+                if answer?.status == record.newStatus {
+                    // The same answer again: its lifetime restarts, no edge.
+                    answers[record.category] = ConsentAnswer(
+                        status: record.newStatus, decidedAt: record.time, source: record.source,
+                        policyVersion: record.policyVersion, isTrusted: isTrusted)
+                    isGateStale = true
+                } else {
+                    changes.append(apply(record, isRecorded: true, isTrusted: isTrusted))
+                }
+            }
+        }
+        if contents.unreadableEntries > 0 {
+            answers = answers.mapValues { answer in
+                var answer = answer
+                answer.isTrusted = false
+                return answer
+            }
+            isGateStale = true
+        }
+        if isGateStale { updateGate() }
+        return changes
+    }
+
+    /// Takes `trail`, the whole ledger folded afresh, as a relaunch would (with the refusals the gate state keeps),
+    /// and changes each category whose answer differs.
+    private func reconcile(with trail: ConsentTrail) -> [ConsentChange] {
+        var trail = trail
+        _ = trail.mergeRefusals(privacy.storedConsentRefusals, policyVersion: policy.version)
+        let before = answers
+        answers = trail.answers
+        for (source, categories) in trail.sourceAnswers {
+            for (category, status) in categories {
+                lastAnswers[SourceAnswer(source: source, category: category)] = status
+            }
+        }
+        context.isGlobalPrivacyControlOn = trail.isGlobalPrivacyControlOn
+        var changes: [ConsentChange] = []
+        for category in Set(before.keys).union(answers.keys).sorted() {
+            let previous = before[category]?.status ?? .unknown
+            let answer = answers[category]
+            let current = answer?.status ?? .unknown
+            guard previous != current else { continue }
+            privacy.applyConsentEdge(category, edge: current, policy: policy, decisions: currentDecisions())
+            changes.append(
+                notify(
+                    ConsentChange(
+                        category: category, previous: previous, current: current,
+                        source: answer?.source ?? .appDefault, time: answer?.decidedAt ?? now(), isRecorded: true)))
+        }
+        updateGate()
+        return changes
     }
 }
 
