@@ -115,8 +115,10 @@ private struct FileSDK {
         let report = await sdk.revocation.revokeAll(erasure: sdk.erasure)
 
         #expect(sdk.files == PrivacyDataDirectory.retainedFileNames)
-        #expect(sdk.files == [
-                ".featuregate.lock", "consent-ledger.jsonl", "consent-ledger.jsonl.checkpoint", "featuregate-state.json",
+        #expect(
+            sdk.files == [
+                ".featuregate.lock", "consent-ledger.jsonl", "consent-ledger.jsonl.checkpoint",
+                "featuregate-state.json",
             ])
         let state = try #require(sdk.read(sdk.directory.stateFile))
         #expect(try FeatureStateRecord.decode(state) == [])
@@ -184,8 +186,10 @@ private struct FileSDK {
         // The denials are the person's decision and are recorded, in the ledger and the gate state; nothing else is
         // written.
         #expect(report.consentRecords.count == 3)
-        #expect(sdk.files == [
-                ".featuregate.lock", "consent-ledger.jsonl", "consent-ledger.jsonl.checkpoint", "featuregate-state.json",
+        #expect(
+            sdk.files == [
+                ".featuregate.lock", "consent-ledger.jsonl", "consent-ledger.jsonl.checkpoint",
+                "featuregate-state.json",
             ])
     }
 

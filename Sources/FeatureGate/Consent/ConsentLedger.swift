@@ -46,7 +46,8 @@ extension ConsentLedger {
     }
 
     /// Appends `record` with ``append(_:)``; returns `nil`.
-    public func append(_ record: ConsentRecord, after snapshot: ConsentLedgerSnapshot?) throws -> ConsentLedgerReading? {
+    public func append(_ record: ConsentRecord, after snapshot: ConsentLedgerSnapshot?) throws -> ConsentLedgerReading?
+    {
         try append(record)
         return nil
     }
@@ -225,7 +226,8 @@ public final class InMemoryConsentLedger: ConsentLedger, CustomStringConvertible
     }
 
     /// Appends the record in memory and folds the trail up to it, continuing `snapshot`.
-    public func append(_ record: ConsentRecord, after snapshot: ConsentLedgerSnapshot?) throws -> ConsentLedgerReading? {
+    public func append(_ record: ConsentRecord, after snapshot: ConsentLedgerSnapshot?) throws -> ConsentLedgerReading?
+    {
         let bytes = data.withLock { data in
             data.append(ConsentRecordLine.encode(record))
             return data
@@ -330,7 +332,8 @@ public struct FileConsentLedger: ConsentLedger, CustomStringConvertible {
 
     /// Appends the record as ``append(_:)`` does, and returns the trail up to it, folded from `snapshot` when the
     /// file continues it (else from the checkpoint, else from the start).
-    public func append(_ record: ConsentRecord, after snapshot: ConsentLedgerSnapshot?) throws -> ConsentLedgerReading? {
+    public func append(_ record: ConsentRecord, after snapshot: ConsentLedgerSnapshot?) throws -> ConsentLedgerReading?
+    {
         let checkpointName = checkpointName
         var reading: ConsentLedgerReading?
         try AtomicFile.appendLine(

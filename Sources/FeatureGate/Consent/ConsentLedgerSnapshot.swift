@@ -105,7 +105,9 @@ enum ConsentLedgerFolding {
     }
 
     /// The point after the first `offset` bytes.
-    static func position(at offset: Int, in bytes: some ConsentLedgerBytes) throws(FileStoreError)
+    static func position(
+        at offset: Int, in bytes: some ConsentLedgerBytes
+    ) throws(FileStoreError)
         -> ConsentLedgerPosition
     {
         let start = max(0, offset - ConsentLedgerPosition.fingerprintLength)

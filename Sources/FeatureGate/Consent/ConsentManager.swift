@@ -533,8 +533,9 @@ public actor ConsentManager {
                             category: record.category, previous: answer.status, current: .expired,
                             source: .appDefault, time: record.time, isRecorded: true)))
             } else if ConsentTrail.changesAnswer(record, answer) {
-                if answer?.status == record.newStatus {
-                    // The same answer again: its lifetime restarts, no edge.
+                let status = policy.decision(for: record.category, answer: answer, context: context, now: now()).status
+                if status == record.newStatus {
+                    // The status it already has: the answer's lifetime restarts; no edge, no change.
                     answers[record.category] = ConsentAnswer(
                         status: record.newStatus, decidedAt: record.time, source: record.source,
                         policyVersion: record.policyVersion, isTrusted: isTrusted)
@@ -556,12 +557,14 @@ public actor ConsentManager {
         return changes
     }
 
-    /// Takes `trail`, the whole ledger folded afresh, as a relaunch would (with the refusals the gate state keeps),
-    /// and changes each category whose answer differs.
+    /// Takes `trail`, the whole ledger folded afresh, as a relaunch would (with the refusals the gate state keeps):
+    /// each category whose answer's status differs takes it as an edge; each whose status now reads differently
+    /// changes.
     private func reconcile(with trail: ConsentTrail) -> [ConsentChange] {
         var trail = trail
         _ = trail.mergeRefusals(privacy.storedConsentRefusals, policyVersion: policy.version)
         let before = answers
+        let statusesBefore = currentDecisions().mapValues(\.status)
         answers = trail.answers
         for (source, categories) in trail.sourceAnswers {
             for (category, status) in categories {
@@ -571,11 +574,15 @@ public actor ConsentManager {
         context.isGlobalPrivacyControlOn = trail.isGlobalPrivacyControlOn
         var changes: [ConsentChange] = []
         for category in Set(before.keys).union(answers.keys).sorted() {
-            let previous = before[category]?.status ?? .unknown
             let answer = answers[category]
-            let current = answer?.status ?? .unknown
+            let decisions = currentDecisions()
+            if (before[category]?.status ?? .unknown) != (answer?.status ?? .unknown) {
+                privacy.applyConsentEdge(
+                    category, edge: answer?.status ?? .unknown, policy: policy, decisions: decisions)
+            }
+            let previous = statusesBefore[category] ?? .unknown
+            let current = decisions[category]?.status ?? .unknown
             guard previous != current else { continue }
-            privacy.applyConsentEdge(category, edge: current, policy: policy, decisions: currentDecisions())
             changes.append(
                 notify(
                     ConsentChange(
