@@ -52,8 +52,10 @@ public struct ConsentRecordingError: Error, Sendable, CustomStringConvertible {
 /// Every change appends a ``ConsentRecord`` to the ledger first. At start-up the statuses are derived from the
 /// ledger (the last change of each category wins; a grant made under an older policy version, or in a ledger with
 /// entries that cannot be decoded, reads as ``ConsentStatus/unknown``) and from the refusals the gate state kept:
-/// a refusal recorded in either survives a relaunch. Start-up derives the permitted set and writes nothing; it
-/// never writes grants into the app's decisions.
+/// a refusal recorded in either survives a relaunch. The ledger is not replayed: start-up asks it for the trail
+/// folded (``ConsentLedger/readTrail(after:)``), which a ``FileConsentLedger`` reads from its checkpoint and the
+/// lines after it, so a launch costs the same however long the trail. Start-up derives the permitted set and writes
+/// nothing; it never writes grants into the app's decisions.
 ///
 /// Answers age: ``ConsentPolicy/decision(for:answer:context:now:)`` judges each category against the clock, the
 /// region, the child mark and the Global Privacy Control signal (``context``). Every call made at time `t` sees
