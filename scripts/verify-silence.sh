@@ -235,4 +235,4 @@ fi
 
 if (( failed )); then exit 1; fi
 echo "verify-silence: passed (disabled and undecided runs silent; enabled runs seen; revoke-all left only the state,"
-echo "  the ledger and the lock; no event reached the slow collector after revoke-all began)"
+echo "  the ledger, its checkpoint and the lock; no event reached the slow collector after revoke-all began)"

@@ -24,11 +24,7 @@ func registerLedgerSeriesBenchmarks() {
         Benchmark("Ledger.launch.\(size)", configuration: .ledgerSeries) { benchmark in
             let series = LedgerSeries.prepared(size)
             benchmark.startMeasurement()
-            let privacy = PrivacyManager(
-                configuration: LedgerSeries.configuration, store: FileFeatureStore(url: series.directory.stateFile),
-                consentPolicy: .default)
-            let consent = ConsentManager(
-                privacy: privacy, ledger: FileConsentLedger(url: series.directory.consentLedgerFile))
+            let (privacy, consent) = series.launch()
             benchmark.stopMeasurement()
             // The last analytics record is a grant, the last advertising one a refusal.
             if !privacy.isEnabled(.analytics) || !consent.startupDiagnostics.isEmpty {
@@ -39,11 +35,7 @@ func registerLedgerSeriesBenchmarks() {
         Benchmark("Ledger.change.\(size)", configuration: .ledgerSeries) { benchmark async in
             let series = LedgerSeries.prepared(size)
             series.restore()
-            let privacy = PrivacyManager(
-                configuration: LedgerSeries.configuration, store: FileFeatureStore(url: series.directory.stateFile),
-                consentPolicy: .default)
-            let consent = ConsentManager(
-                privacy: privacy, ledger: FileConsentLedger(url: series.directory.consentLedgerFile))
+            let (privacy, consent) = series.launch()
             benchmark.startMeasurement()
             let record = try? await consent.setStatus(.denied, for: .analytics, source: .user)
             benchmark.stopMeasurement()
@@ -122,6 +114,14 @@ private final class LedgerSeries: Sendable {
         } catch {
             fatalError("cannot write the \(size)-record ledger: \(error)")
         }
+    }
+
+    /// What an app does at launch over the directory: a gate over its state, consent over its ledger.
+    func launch() -> (PrivacyManager, ConsentManager) {
+        let privacy = PrivacyManager(
+            configuration: Self.configuration, store: FileFeatureStore(url: directory.stateFile),
+            consentPolicy: .default)
+        return (privacy, ConsentManager(privacy: privacy, ledger: FileConsentLedger(url: directory.consentLedgerFile)))
     }
 
     /// Puts the ledger, its checkpoint and the gate state back as they were prepared.

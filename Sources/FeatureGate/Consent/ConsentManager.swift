@@ -455,9 +455,7 @@ public actor ConsentManager {
 
     @discardableResult
     private func apply(_ record: ConsentRecord, isRecorded: Bool, isTrusted: Bool = true) -> ConsentChange {
-        answers[record.category] = ConsentAnswer(
-            status: record.newStatus, decidedAt: record.time, source: record.source,
-            policyVersion: record.policyVersion, isTrusted: isTrusted)
+        answers[record.category] = ConsentAnswer(record, isTrusted: isTrusted)
         privacy.applyConsentEdge(
             record.category, edge: record.newStatus, policy: policy, decisions: currentDecisions())
         return notify(
@@ -538,9 +536,7 @@ public actor ConsentManager {
                 let status = policy.decision(for: record.category, answer: answer, context: context, now: now()).status
                 if status == record.newStatus {
                     // The status it already has: the answer's lifetime restarts; no edge, no change.
-                    answers[record.category] = ConsentAnswer(
-                        status: record.newStatus, decidedAt: record.time, source: record.source,
-                        policyVersion: record.policyVersion, isTrusted: isTrusted)
+                    answers[record.category] = ConsentAnswer(record, isTrusted: isTrusted)
                     isGateStale = true
                 } else {
                     changes.append(apply(record, isRecorded: true, isTrusted: isTrusted))
@@ -548,11 +544,7 @@ public actor ConsentManager {
             }
         }
         if contents.unreadableEntries > 0 {
-            answers = answers.mapValues { answer in
-                var answer = answer
-                answer.isTrusted = false
-                return answer
-            }
+            answers = ConsentTrail.untrusted(answers)
             isGateStale = true
         }
         if isGateStale { updateGate() }

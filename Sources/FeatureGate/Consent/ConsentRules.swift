@@ -128,6 +128,15 @@ public struct ConsentAnswer: Sendable, Hashable {
     }
 }
 
+extension ConsentAnswer {
+    /// The answer `record` gives.
+    init(_ record: ConsentRecord, isTrusted: Bool) {
+        self.init(
+            status: record.newStatus, decidedAt: record.time, source: record.source,
+            policyVersion: record.policyVersion, isTrusted: isTrusted)
+    }
+}
+
 /// Why the app must ask about a category again.
 public enum ConsentAskReason: String, Sendable, Hashable, CaseIterable {
     /// Nobody has answered.
@@ -347,17 +356,18 @@ public struct ConsentTrail: Sendable, Hashable {
             if record.newStatus == .expired {
                 answers[record.category]?.isExpiryRecorded = true
             } else if Self.changesAnswer(record, answers[record.category]) {
-                answers[record.category] = ConsentAnswer(
-                    status: record.newStatus, decidedAt: record.time, source: record.source,
-                    policyVersion: record.policyVersion, isTrusted: isTrusted)
+                answers[record.category] = ConsentAnswer(record, isTrusted: isTrusted)
             }
         }
-        if !isTrusted {
-            answers = answers.mapValues { answer in
-                var answer = answer
-                answer.isTrusted = false
-                return answer
-            }
+        if !isTrusted { answers = Self.untrusted(answers) }
+    }
+
+    /// `answers` with every grant untrusted: what an entry that cannot be decoded does to the whole trail.
+    static func untrusted(_ answers: [ConsentCategory: ConsentAnswer]) -> [ConsentCategory: ConsentAnswer] {
+        answers.mapValues { answer in
+            var answer = answer
+            answer.isTrusted = false
+            return answer
         }
     }
 
