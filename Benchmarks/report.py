@@ -48,6 +48,10 @@ RATIO_BUDGETS = [
      "<=", 1.5),
     ("start-up (config, gate state, 1,000-record ledger) ÷ bare read and decode (paired samples)",
      "Startup.full-vs-bare/startup_per_bare_x1000", None, "<=", 2),
+    ("launch over a 100,000-record ledger ÷ over a 10-record one", "Ledger.launch.100000", "Ledger.launch.10", "<=",
+     1.5),
+    ("one consent change on a 100,000-record ledger ÷ on a 10-record one", "Ledger.change.100000",
+     "Ledger.change.10", "<=", 1.5),
 ]
 
 # Allocation ceilings (gated): (benchmark, metric, most allowed in any sample, what it protects). Counts for a fixed
@@ -60,6 +64,13 @@ ALLOCATION_CEILINGS = [
     # vector, the same decode made as many mallocs but asked for 33.9 MB.
     (RESTRICTIONS, "mallocs", 4_200, "decoding a TC string costs one allocation per restriction, not per vendor"),
     (RESTRICTIONS, "mallocBytes", 600_000, "a TC string's decoded size grows with its length, not with its ranges"),
+    # Issue 17: a launch and a consent change over the checkpointed ledger. Measured: 295 mallocs for a launch over 10
+    # records, 315 over 1,000 and over 100,000; 397 and 413 for a change. One ceiling for every size: a launch that
+    # replayed the trail would make at least one malloc per record (100,000 and more).
+    *[(f"Ledger.launch.{size}", "mallocs", 400, "a launch reads the ledger's checkpoint, not its history")
+      for size in (10, 1000, 100000)],
+    *[(f"Ledger.change.{size}", "mallocs", 520, "a consent change appends and checkpoints, whatever the history")
+      for size in (10, 1000, 100000)],
 ]
 
 # Exported metric names (spaces become underscores) and the short names used below.

@@ -201,9 +201,9 @@ if (( c + w == 0 || i == 0 )); then
 fi
 left=$(cd "$work/consent-data" && find . -mindepth 1 | sed 's|^\./||' | sort | tr '\n' ' ')
 # .featuregate.lock: the (empty) lock processes sharing the directory take before they write.
-if [[ "$left" != ".featuregate.lock consent-ledger.jsonl featuregate-state.json " ]]; then
+if [[ "$left" != ".featuregate.lock consent-ledger.jsonl consent-ledger.jsonl.checkpoint featuregate-state.json " ]]; then
     echo "verify-silence: FAILED: after revoke-all the data dir holds: $left" >&2
-    echo "  expected only .featuregate.lock, consent-ledger.jsonl and featuregate-state.json" >&2
+    echo "  expected only .featuregate.lock, consent-ledger.jsonl, consent-ledger.jsonl.checkpoint and featuregate-state.json" >&2
     failed=1
 fi
 
@@ -228,11 +228,11 @@ elif (( BASH_REMATCH[1] == 0 )); then
 fi
 left=$(cd "$work/slow-data" && find . -mindepth 1 | sed 's|^\./||' | sort | tr '\n' ' ')
 # .featuregate.lock: the (empty) lock processes sharing the directory take before they write.
-if [[ "$left" != ".featuregate.lock consent-ledger.jsonl featuregate-state.json " ]]; then
+if [[ "$left" != ".featuregate.lock consent-ledger.jsonl consent-ledger.jsonl.checkpoint featuregate-state.json " ]]; then
     echo "verify-silence: FAILED: after revoke-all during a slow flush the data dir holds: $left" >&2
     failed=1
 fi
 
 if (( failed )); then exit 1; fi
 echo "verify-silence: passed (disabled and undecided runs silent; enabled runs seen; revoke-all left only the state,"
-echo "  the ledger and the lock; no event reached the slow collector after revoke-all began)"
+echo "  the ledger, its checkpoint and the lock; no event reached the slow collector after revoke-all began)"

@@ -140,14 +140,18 @@ private struct FileSDK {
         #expect(
             sdk.files == [
                 ".featuregate.lock", "analytics", "analytics/queue.jsonl", "anonymous-id", "consent-ledger.jsonl",
-                "contacts",
+                "consent-ledger.jsonl.checkpoint", "contacts",
                 "contacts/contact.json", "featuregate-state.json", "push", "push/registration.json",
             ])
 
         let report = await sdk.revocation.revokeAll(erasure: sdk.erasure)
 
         #expect(sdk.files == PrivacyDataDirectory.retainedFileNames)
-        #expect(sdk.files == [".featuregate.lock", "consent-ledger.jsonl", "featuregate-state.json"])
+        #expect(
+            sdk.files == [
+                ".featuregate.lock", "consent-ledger.jsonl", "consent-ledger.jsonl.checkpoint",
+                "featuregate-state.json",
+            ])
         let state = try #require(sdk.read(sdk.directory.stateFile))
         #expect(try FeatureStateRecord(decoding: state).enabledFeatures == [])
         let trail = try FileConsentLedger(url: sdk.directory.consentLedgerFile).load().records
@@ -214,7 +218,11 @@ private struct FileSDK {
         // The denials are the person's decision and are recorded, in the ledger and the gate state; nothing else is
         // written.
         #expect(report.consentRecords.count == 3)
-        #expect(sdk.files == [".featuregate.lock", "consent-ledger.jsonl", "featuregate-state.json"])
+        #expect(
+            sdk.files == [
+                ".featuregate.lock", "consent-ledger.jsonl", "consent-ledger.jsonl.checkpoint",
+                "featuregate-state.json",
+            ])
     }
 
     @Test func revokeAllAfterEverythingWasSwitchedOffDirectlySendsNothingThoughThePermitIsArmed() async throws {

@@ -10,5 +10,6 @@ let benchmarks: @Sendable () -> Void = {
     registerConfigBenchmarks()  // 6: loading a config as XML plist, binary plist and JSON beside a bare decode
     registerStartupBenchmarks()  // 7: start-up with a 1,000-record ledger beside a bare decode; a consent change
     registerTCFBenchmarks()  // issue 13: decoding a TC string with 1,000 vendors (reported, not budgeted)
+    registerLedgerSeriesBenchmarks()  // issue 17: launch and one consent change over 10 / 1,000 / 100,000 records
     registerHarnessBenchmarks()  // proves the allocation counter is live; the floor under async benchmarks
 }

@@ -13,7 +13,7 @@ import Foundation
 /// ledger line's fields with its time left a string). The budget is start-up ≤ 2 × bare (`report.py`).
 ///
 /// `Consent.setStatus.file` is one consent change on that start-up's managers: analytics granted or denied in turn,
-/// appended to the file ledger (an atomic rewrite of the whole trail, with `fsync`), applied to the gate and saved.
+/// appended to the file ledger (one line with `fsync`, and its checkpoint), applied to the gate and saved.
 /// Reported, not budgeted: its time is mostly the disk's.
 func registerStartupBenchmarks() {
     let files = StartupFiles.make()
@@ -91,7 +91,7 @@ private struct StartupFiles {
                 enabledFeatures: .analytics, decidedFeatures: [.analytics, .contacts],
                 deniedConsentCategories: [.thirdPartySharing])
             try record.encoded().write(to: files.state)
-            // Build the trail in memory and write it once: 1,000 appends to a file would rewrite it 1,000 times.
+            // Build the trail in memory and write it once: 1,000 appends to a file would flush it 1,000 times.
             let trail = InMemoryConsentLedger()
             let categories: [ConsentCategory] = [.analytics, .advertising, .thirdPartySharing]
             var previous: [ConsentCategory: ConsentStatus] = [:]

@@ -52,8 +52,10 @@ public struct ConsentRecordingError: Error, Sendable, CustomStringConvertible {
 /// Every change appends a ``ConsentRecord`` to the ledger first. At start-up the statuses are derived from the
 /// ledger (the last change of each category wins; a grant made under an older policy version, or in a ledger with
 /// entries that cannot be decoded, reads as ``ConsentStatus/unknown``) and from the refusals the gate state kept:
-/// a refusal recorded in either survives a relaunch. Start-up derives the permitted set and writes nothing; it
-/// never writes grants into the app's decisions.
+/// a refusal recorded in either survives a relaunch. The ledger is not replayed: start-up asks it for the trail
+/// folded (``ConsentLedger/readTrail(after:)``), which a ``FileConsentLedger`` reads from its checkpoint and the
+/// lines after it, so a launch costs the same however long the trail. Start-up derives the permitted set and writes
+/// nothing; it never writes grants into the app's decisions.
 ///
 /// Answers age: ``ConsentPolicy/decision(for:answer:context:now:)`` judges each category against the clock, the
 /// region, the child mark and the Global Privacy Control signal (``context``). Every call made at time `t` sees
@@ -92,6 +94,9 @@ public actor ConsentManager {
     private var refusalsMissingFromLedger: Set<ConsentCategory>
     /// The outside sources whose answer for a category of ``refusalsMissingFromLedger`` was taken as its memory.
     private var anchoredAnswers: Set<SourceAnswer> = []
+    /// The ledger as this manager last read it (`nil` when it could not be read): where ``catchUpWithLedger()`` and
+    /// the next append continue from.
+    private var ledgerSnapshot: ConsentLedgerSnapshot?
 
     /// Reads the ledger and the gate's stored refusals, derives the current statuses and attaches them to `privacy`.
     ///
@@ -122,14 +127,15 @@ public actor ConsentManager {
 
         var diagnostics: [ConsentDiagnostic] = []
         var trail = ConsentTrail(ConsentLedgerContents(records: []))
+        var snapshot: ConsentLedgerSnapshot?
         do {
-            let contents = try ledger.load()
-            if contents.unreadableEntries > 0 {
+            // The trail folded: a file ledger reads its checkpoint and only the lines after it.
+            snapshot = try ledger.readTrail(after: nil).snapshot
+            trail = snapshot?.trail ?? trail
+            if trail.unreadableEntries > 0 {
                 diagnostics.append(
-                    .ledgerHasUnreadableEntries(ledger: String(describing: ledger), count: contents.unreadableEntries)
-                )
+                    .ledgerHasUnreadableEntries(ledger: String(describing: ledger), count: trail.unreadableEntries))
             }
-            trail = ConsentTrail(contents)
         } catch {
             diagnostics.append(.ledgerUnreadable(ledger: String(describing: ledger), error: error))
         }
@@ -148,6 +154,7 @@ public actor ConsentManager {
         self.answers = trail.answers
         self.lastAnswers = lastAnswers
         self.refusalsMissingFromLedger = fromGate
+        self.ledgerSnapshot = snapshot
         self.context = context
         self.startupDiagnostics = diagnostics
         privacy.setConsentDecisions(
@@ -488,10 +495,10 @@ public actor ConsentManager {
     /// ledger's order stays the order things happened). When one of those fails, `record` is not appended either.
     private func append(_ record: ConsentRecord) throws {
         while let first = unrecorded.first {
-            try ledger.append(first)
+            try appendToLedger(first)
             unrecorded.removeFirst()
         }
-        try ledger.append(record)
+        try appendToLedger(record)
         if record.previousStatus != record.newStatus { refusalsMissingFromLedger.remove(record.category) }
     }
 
@@ -506,13 +513,12 @@ public actor ConsentManager {
         }
     }
 
-    private func apply(_ record: ConsentRecord, isRecorded: Bool) {
-        answers[record.category] = ConsentAnswer(
-            status: record.newStatus, decidedAt: record.time, source: record.source,
-            policyVersion: record.policyVersion)
+    @discardableResult
+    private func apply(_ record: ConsentRecord, isRecorded: Bool, isTrusted: Bool = true) -> ConsentChange {
+        answers[record.category] = ConsentAnswer(record, isTrusted: isTrusted)
         privacy.applyConsentEdge(
             record.category, edge: record.newStatus, policy: policy, decisions: currentDecisions())
-        notify(
+        return notify(
             ConsentChange(
                 category: record.category,
                 previous: record.previousStatus,
@@ -523,8 +529,124 @@ public actor ConsentManager {
             ))
     }
 
-    private func notify(_ change: ConsentChange) {
+    @discardableResult
+    private func notify(_ change: ConsentChange) -> ConsentChange {
         for handler in observers.withLock({ $0.handlers.map(\.handler) }) { handler.call(change) }
+        return change
+    }
+
+    // MARK: - Other writers of the ledger
+
+    /// Applies what other writers of the ledger (other processes sharing the data directory, or other managers of
+    /// the same ledger) appended since this manager last read it: the statuses, the gate and the observers follow,
+    /// as they would for changes made here, and a relaunch would find the same.
+    ///
+    /// Reads only what was appended since (a ``FileConsentLedger`` reads from where this manager stopped). When the
+    /// ledger no longer continues what this manager read (it was replaced, cut or rewritten, or cannot read from a
+    /// point), the whole trail is folded again and taken as a relaunch would take it (refusals the gate state keeps
+    /// stay), and each category whose answer differs changes. A ledger that cannot be read changes nothing; the
+    /// next call tries again. Writes nothing but what the changes decide in the gate state.
+    ///
+    /// - Returns: The changes applied, in order, as the observers received them.
+    @discardableResult
+    package func catchUpWithLedger() -> [ConsentChange] {
+        guard let reading = try? ledger.readTrail(after: ledgerSnapshot) else { return [] }
+        ledgerSnapshot = reading.snapshot
+        if let appended = reading.appended { return applyFromLedger(appended) }
+        return reconcile(with: reading.snapshot.trail)
+    }
+
+    /// Appends `record`. When the ledger returns what other writers appended before it since this manager last
+    /// read it, applies that first; otherwise the next ``catchUpWithLedger()`` reads the trail afresh.
+    private func appendToLedger(_ record: ConsentRecord) throws {
+        let reading = try ledger.append(record, after: ledgerSnapshot)
+        guard let reading, let appended = reading.appended else {
+            ledgerSnapshot = ledgerSnapshot.map { ConsentLedgerSnapshot(trail: $0.trail) }
+            return
+        }
+        ledgerSnapshot = reading.snapshot
+        applyFromLedger(appended)
+    }
+
+    /// Applies entries another writer appended, one by one, as ``ConsentTrail/fold(_:)`` folds them.
+    @discardableResult
+    private func applyFromLedger(_ contents: ConsentLedgerContents) -> [ConsentChange] {
+        let isTrusted = (ledgerSnapshot?.trail.unreadableEntries ?? 0) == 0
+        var changes: [ConsentChange] = []
+        var isGateStale = false
+        for record in contents.records {
+            let answer = answers[record.category]
+            // Unknown is no answer, except a Global Privacy Control signal going off (as ConsentTrail folds it).
+            if record.newStatus != .expired && (record.newStatus != .unknown || record.source == .gpc) {
+                lastAnswers[SourceAnswer(source: record.source, category: record.category)] = record.newStatus
+            }
+            if record.previousStatus != record.newStatus { refusalsMissingFromLedger.remove(record.category) }
+            if record.source == .gpc && context.isGlobalPrivacyControlOn != (record.newStatus == .denied) {
+                context.isGlobalPrivacyControlOn = record.newStatus == .denied
+                isGateStale = true
+            }
+            if record.newStatus == .expired {
+                guard let answer, !answer.isExpiryRecorded else { continue }
+                answers[record.category]?.isExpiryRecorded = true
+                updateGate()
+                changes.append(
+                    notify(
+                        ConsentChange(
+                            category: record.category, previous: answer.status, current: .expired,
+                            source: .appDefault, time: record.time, isRecorded: true)))
+            } else if ConsentTrail.changesAnswer(record, answer) {
+                let status = policy.decision(for: record.category, answer: answer, context: context, now: now()).status
+                if status == record.newStatus {
+                    // The status it already has: the answer's lifetime restarts; no edge, no change.
+                    answers[record.category] = ConsentAnswer(record, isTrusted: isTrusted)
+                    isGateStale = true
+                } else {
+                    changes.append(apply(record, isRecorded: true, isTrusted: isTrusted))
+                }
+            }
+        }
+        if contents.unreadableEntries > 0 {
+            answers = ConsentTrail.untrusted(answers)
+            isGateStale = true
+        }
+        if isGateStale { updateGate() }
+        return changes
+    }
+
+    /// Takes `trail`, the whole ledger folded afresh, as a relaunch would (with the refusals the gate state keeps):
+    /// each category whose answer's status differs takes it as an edge; each whose status now reads differently
+    /// changes.
+    private func reconcile(with trail: ConsentTrail) -> [ConsentChange] {
+        var trail = trail
+        _ = trail.mergeRefusals(privacy.storedConsentRefusals, policyVersion: policy.version)
+        let before = answers
+        let statusesBefore = currentDecisions().mapValues(\.status)
+        answers = trail.answers
+        for (source, categories) in trail.sourceAnswers {
+            for (category, status) in categories {
+                lastAnswers[SourceAnswer(source: source, category: category)] = status
+            }
+        }
+        context.isGlobalPrivacyControlOn = trail.isGlobalPrivacyControlOn
+        var changes: [ConsentChange] = []
+        for category in Set(before.keys).union(answers.keys).sorted() {
+            let answer = answers[category]
+            let decisions = currentDecisions()
+            if (before[category]?.status ?? .unknown) != (answer?.status ?? .unknown) {
+                privacy.applyConsentEdge(
+                    category, edge: answer?.status ?? .unknown, policy: policy, decisions: decisions)
+            }
+            let previous = statusesBefore[category] ?? .unknown
+            let current = decisions[category]?.status ?? .unknown
+            guard previous != current else { continue }
+            changes.append(
+                notify(
+                    ConsentChange(
+                        category: category, previous: previous, current: current,
+                        source: answer?.source ?? .appDefault, time: answer?.decidedAt ?? now(), isRecorded: true)))
+        }
+        updateGate()
+        return changes
     }
 }
 

@@ -205,23 +205,78 @@ package enum AtomicFile {
     package static func readChunks(
         _ location: FileLocation, limit: Int, chunkSize: Int = 64 * 1024, _ body: (UnsafeRawBufferPointer) -> Void
     ) throws(FileStoreError) -> Bool {
-        try withDirectory(location, create: false) { (directory, name, _) throws(FileStoreError) -> Bool in
+        try withOpenedFile(location, limit: limit) { (file) throws(FileStoreError) -> Bool in
+            guard let file else { return false }
+            try file.readChunks(from: 0, chunkSize: chunkSize, body)
+            return true
+        }
+    }
+
+    /// Opens the regular file at `location` for reading (no link followed, no blocking, at most `limit` bytes) and
+    /// runs `body` with it, or with `nil` when it does not exist. Every read through the ``OpenedFile`` reads the
+    /// file that was opened, even if another process replaces it meanwhile. Takes no lock.
+    package static func withOpenedFile<Result>(
+        _ location: FileLocation, limit: Int, _ body: (OpenedFile?) throws(FileStoreError) -> Result
+    ) throws(FileStoreError) -> Result {
+        try withDirectory(location, create: false) { (directory, name, _) throws(FileStoreError) -> Result in
             guard let directory, let fd = try openRegularFile(name, in: directory, path: location.path) else {
-                return false
+                return try body(nil)
             }
             defer { close(fd) }
-            let tooLarge = FileStoreError(path: location.path, operation: .read, problem: .tooLarge(limit: limit))
-            guard try requireRegularFile(fd, path: location.path) <= limit else { throw tooLarge }
-            var buffer = [UInt8](repeating: 0, count: chunkSize)
+            let size = try requireRegularFile(fd, path: location.path)
+            guard size <= limit else {
+                throw FileStoreError(path: location.path, operation: .read, problem: .tooLarge(limit: limit))
+            }
+            return try body(OpenedFile(fd: fd, path: location.path, size: size, limit: limit))
+        }
+    }
+
+    /// A regular file opened for reading at any offset (`pread`), so that reads never move a shared position.
+    package struct OpenedFile {
+        fileprivate let fd: Int32
+        /// The file's path, for messages.
+        package let path: String
+        /// Its size when it was opened (or when the append that handed it over had written).
+        package let size: Int
+        /// The most bytes any read of it accepts.
+        fileprivate let limit: Int
+
+        /// The bytes in `range`, fewer when the file ends first.
+        package func read(_ range: Range<Int>) throws(FileStoreError) -> Data {
+            var data = Data(count: range.count)
             var total = 0
+            while total < range.count {
+                let count = data.withUnsafeMutableBytes { raw in
+                    AtomicFile.retryingOnInterrupt {
+                        pread(fd, raw.baseAddress! + total, range.count - total, off_t(range.lowerBound + total))
+                    }
+                }
+                if count < 0 { throw FileStoreError(path: path, operation: .read, code: errno) }
+                if count == 0 { break }
+                total += count
+            }
+            return data.prefix(total)
+        }
+
+        /// Reads from `offset` to the end of the file (wherever it is by then) in pieces of at most `chunkSize`
+        /// bytes, handing each to `body`.
+        ///
+        /// - Throws: ``FileStoreError`` when a read fails, or when the file grows past the limit while read.
+        package func readChunks(
+            from offset: Int, chunkSize: Int = 64 * 1024, _ body: (UnsafeRawBufferPointer) -> Void
+        ) throws(FileStoreError) {
+            var buffer = [UInt8](repeating: 0, count: chunkSize)
+            var position = offset
             while true {
                 let count = buffer.withUnsafeMutableBytes { raw in
-                    retryingOnInterrupt { Glue.read(fd, raw.baseAddress, raw.count) }
+                    AtomicFile.retryingOnInterrupt { pread(fd, raw.baseAddress, raw.count, off_t(position)) }
                 }
-                if count < 0 { throw FileStoreError(path: location.path, operation: .read, code: errno) }
-                if count == 0 { return true }
-                total += count
-                if total > limit { throw tooLarge }
+                if count < 0 { throw FileStoreError(path: path, operation: .read, code: errno) }
+                if count == 0 { return }
+                position += count
+                if position > limit {
+                    throw FileStoreError(path: path, operation: .read, problem: .tooLarge(limit: limit))
+                }
                 buffer.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
             }
         }
@@ -387,8 +442,12 @@ package enum AtomicFile {
     /// It is repaired first: removed when `isCutShort` says it is the start of a line that was never finished (it is
     /// given at most `maximumLineLength` bytes), ended with a newline otherwise, so the new line starts a line of its
     /// own and nothing whole is lost.
+    ///
+    /// `afterwards` runs once the line is flushed, still under the lock, with the file as it now is and its
+    /// directory (see ``AppendedFile``); it must only compute and touch the files beside this one.
     package static func appendLine(
-        _ line: Data, to location: FileLocation, maximumLineLength: Int, isCutShort: (Data) -> Bool
+        _ line: Data, to location: FileLocation, maximumLineLength: Int, isCutShort: (Data) -> Bool,
+        afterwards: (AppendedFile) -> Void = { _ in }
     ) throws(FileStoreError) {
         try withDirectory(location, create: true) { (directory, name, lock) throws(FileStoreError) in
             guard let directory else { return }
@@ -403,6 +462,7 @@ package enum AtomicFile {
             defer { close(fd) }
             let size = try requireRegularFile(fd, path: path)
             var bytes = Data()
+            var end = size
             if size > 0 {
                 // The last line, if it has no newline: at most maximumLineLength + 1 bytes are looked at.
                 let tailLength = min(size, maximumLineLength + 1)
@@ -415,7 +475,8 @@ package enum AtomicFile {
                     let newline = tail.lastIndex(of: UInt8(ascii: "\n"))
                     let start = newline.map { $0 + 1 } ?? (tailLength == size ? 0 : nil)
                     if let start, isCutShort(Data(tail[start...])) {
-                        if ftruncate(fd, off_t(size - tailLength + start)) != 0 {
+                        end = size - tailLength + start
+                        if ftruncate(fd, off_t(end)) != 0 {
                             throw FileStoreError(path: path, operation: .write, code: errno)
                         }
                     } else {
@@ -430,6 +491,36 @@ package enum AtomicFile {
             if flushToDisk(fd, .full) != 0 { throw FileStoreError(path: path, operation: .sync, code: errno) }
             // A new file's name is durable only once its directory is flushed.
             if size == 0 { _ = fsync(directory) }
+            afterwards(
+                AppendedFile(
+                    file: OpenedFile(fd: fd, path: path, size: end + bytes.count, limit: Int.max),
+                    directory: directory, location: location))
+        }
+    }
+
+    /// A file just appended to, and its directory, handed to `appendLine`'s `afterwards` under the lock: for a
+    /// companion file (a checkpoint of what the appended file holds) kept in step with it.
+    package struct AppendedFile {
+        /// The appended file; its ``OpenedFile/size`` is where the appended line ends.
+        package let file: OpenedFile
+        fileprivate let directory: Int32
+        fileprivate let location: FileLocation
+
+        /// The contents of `name` beside the appended file, or `nil` when it does not exist or cannot be used (a
+        /// link, not a regular file, larger than `limit`, unreadable).
+        package func readSibling(_ name: String, limit: Int) -> Data? {
+            try? AtomicFile.readFile(name, in: directory, path: sibling(name).path, limit: limit)
+        }
+
+        /// Replaces `name` beside the appended file with `data`, as ``write(_:to:durability:)`` does.
+        package func replaceSibling(
+            _ name: String, with data: Data, durability: Durability
+        ) throws(FileStoreError) {
+            try AtomicFile.replaceFile(name, in: directory, location: sibling(name), with: data, durability: durability)
+        }
+
+        private func sibling(_ name: String) -> FileLocation {
+            FileLocation(anchor: location.anchor, components: location.components.dropLast() + [name])
         }
     }
 

@@ -7,6 +7,7 @@ import Foundation
 /// |---|---|---|
 /// | `featuregate-state.json` | the gate's decided flags and consent refusals (``FileFeatureStore``), and an unfinished revoke-all (``PendingRevocation``) | kept: every feature off; the identifier to erase only while its erasure request is still owed |
 /// | `consent-ledger.jsonl` | the consent audit trail (``FileConsentLedger``) | kept, with the revocation recorded |
+/// | `consent-ledger.jsonl.checkpoint` | the audit trail folded up to a point, so start-up reads only what follows it (``FileConsentLedger/checkpointURL``) | kept, in step with the ledger |
 /// | `anonymous-id` | the ``AnonymousIdentifier`` | deleted |
 /// | `featuregate-remote.json` | the server's last valid kill-switch payload (``RemoteLayerFile``), if any | kept: it holds no personal data |
 /// | `.featuregate.lock` | nothing: the lock processes sharing the directory take before they write | kept |
@@ -20,6 +21,9 @@ public struct PrivacyDataDirectory: Sendable, Hashable, CustomStringConvertible 
     public static let stateFileName = "featuregate-state.json"
     /// `consent-ledger.jsonl`: the consent audit trail, one JSON object per line.
     public static let consentLedgerFileName = "consent-ledger.jsonl"
+    /// `consent-ledger.jsonl.checkpoint`: the consent ledger folded up to a point, written with each append, so
+    /// that start-up reads only the lines after that point (``FileConsentLedger/checkpointURL``).
+    public static let consentLedgerCheckpointFileName = consentLedgerFileName + FileConsentLedger.checkpointSuffix
     /// `anonymous-id`: the anonymous identifier, a UUID string; exists only while some feature is enabled.
     public static let anonymousIdentifierFileName = "anonymous-id"
     /// `featuregate-remote.json`: the remote layer, the last valid server payload; written only while a feature is on.
@@ -27,9 +31,11 @@ public struct PrivacyDataDirectory: Sendable, Hashable, CustomStringConvertible 
     /// `.featuregate.lock`: the inter-process lock file, created the first time anything is written or deleted in
     /// the directory. It holds nothing and is never deleted.
     public static let lockFileName = AtomicFile.lockFileName
-    /// The only files revoke-all leaves in the directory: the lock file, the gate's state and the consent ledger,
-    /// sorted (and the remote layer, when a server payload was ever kept).
-    public static let retainedFileNames = [lockFileName, consentLedgerFileName, stateFileName]
+    /// The only files revoke-all leaves in the directory: the lock file, the gate's state, the consent ledger and its
+    /// checkpoint, sorted (and the remote layer, when a server payload was ever kept).
+    public static let retainedFileNames = [
+        lockFileName, consentLedgerFileName, consentLedgerCheckpointFileName, stateFileName,
+    ]
 
     /// The directory.
     public let url: URL

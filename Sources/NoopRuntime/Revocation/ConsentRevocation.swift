@@ -16,8 +16,9 @@ import Foundation
 /// ## What is left on disk
 /// If the SDK keeps FeatureGate's files under the names of `PrivacyDataDirectory` and its own data in
 /// subsystems that purge it, the data directory holds, afterwards, only
-/// - `featuregate-state.json`, the gate's state (every feature off), and
-/// - `consent-ledger.jsonl`, the consent audit trail, which ends with the revocation's denials.
+/// - `featuregate-state.json`, the gate's state (every feature off),
+/// - `consent-ledger.jsonl`, the consent audit trail, which ends with the revocation's denials, and
+/// - `consent-ledger.jsonl.checkpoint`, the trail folded up to its end (what start-up reads instead of the trail).
 ///
 /// The anonymous identifier's file (`anonymous-id`) is deleted, with the temporary files interrupted writes left in
 /// its directory (``RevocationReport/removedTemporaryFiles``), and so is everything the subsystems keep (event

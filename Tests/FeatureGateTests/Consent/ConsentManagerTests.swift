@@ -240,7 +240,7 @@ func record(
         #expect(
             try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted() == [
                 PrivacyDataDirectory.lockFileName, PrivacyDataDirectory.consentLedgerFileName,
-                PrivacyDataDirectory.stateFileName,
+                PrivacyDataDirectory.consentLedgerCheckpointFileName, PrivacyDataDirectory.stateFileName,
             ])
     }
 
