@@ -42,10 +42,10 @@ let package = Package(
             dependencies: ["FeatureGate", "FeatureGateConfig", "FeatureGateIAB", "FeatureGateRemote", "NoopRuntime"],
             path: "Examples/ConsentDemo"
         ),
-        // A child process for the killed-writer test: it saves to a FileFeatureStore in a loop until killed.
+        // The child processes of the multi-process tests: writers killed mid-save, processes sharing a data directory.
         .executableTarget(
             name: "feature-store-writer",
-            dependencies: ["FeatureGate", "PackageTestSupport"],
+            dependencies: ["FeatureGate", "NoopRuntime", "PackageTestSupport"],
             path: "Tests/Fixtures/FeatureStoreWriter"
         ),
         // What the test targets share: finding built executables, the package root, a seeded generator.
@@ -56,7 +56,7 @@ let package = Package(
         ),
         .testTarget(
             name: "NoopRuntimeTests",
-            dependencies: ["FeatureGate", "NoopRuntime"]
+            dependencies: ["FeatureGate", "NoopRuntime", "feature-store-writer", "PackageTestSupport"]
         ),
         // FeatureGateConfig: the `featuregate` tool, and the config reader's fuzz target, which replays files
         // in a plain build and runs libFuzzer when scripts/fuzz-config.sh builds it with -DFUZZING.
