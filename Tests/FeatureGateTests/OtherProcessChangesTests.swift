@@ -17,7 +17,9 @@ final class ManualDataDirectoryWatcher: DataDirectoryWatcher {
     func watch(
         _ directory: PrivacyDataDirectory, handler: @escaping @Sendable (DataDirectoryChange) -> Void
     ) throws(FileStoreError) -> ObservationToken {
-        let id = nextID.withLock { $0 += 1; return $0 }
+        let id = nextID.withLock {
+            $0 += 1; return $0
+        }
         handlers.withLock { $0[id] = handler }
         return ObservationToken { [handlers] in _ = handlers.withLock { $0.removeValue(forKey: id) } }
     }
@@ -137,7 +139,8 @@ func eventually(within seconds: Double = 5, _ condition: () -> Bool) -> Bool {
         let token = try privacy.watchForChangesFromOtherProcesses(in: data, watcher: watcher) {
             ledgerChanges.append(1)
         }
-        try FileFeatureStore(url: data.stateFile).save(FeatureStateRecord(enabledFeatures: [], decidedFeatures: .push).encoded())
+        try FileFeatureStore(url: data.stateFile).save(
+            FeatureStateRecord(enabledFeatures: [], decidedFeatures: .push).encoded())
         watcher.report(.ledger)
         #expect(privacy.isEnabled(.push))
         #expect(ledgerChanges.all.count == 1)
@@ -172,7 +175,8 @@ func eventually(within seconds: Double = 5, _ condition: () -> Bool) -> Bool {
         #expect(eventually { seen.withLock { $0.contains(.remoteLayer) } })
         // A file that is not FeatureGate's is not reported.
         seen.withLock { $0 = [] }
-        FileManager.default.createFile(atPath: data.url.appending(path: "other").path(percentEncoded: false), contents: nil)
+        FileManager.default.createFile(
+            atPath: data.url.appending(path: "other").path(percentEncoded: false), contents: nil)
         try FileFeatureStore(url: data.stateFile).save(FeatureStateRecord(enabledFeatures: []).encoded())
         #expect(eventually { seen.withLock { $0.contains(.state) } })
         #expect(seen.withLock { $0 } == .state)
@@ -231,7 +235,10 @@ func eventually(within seconds: Double = 5, _ condition: () -> Bool) -> Bool {
         let rounds = 20
         for round in 0..<rounds {
             let enable = round % 2 == 1
-            #expect(try run(["set", data.url.path(percentEncoded: false), enable ? "\(push)" : "0", enable ? "0" : "\(push)"]) == 0)
+            #expect(
+                try run([
+                    "set", data.url.path(percentEncoded: false), enable ? "\(push)" : "0", enable ? "0" : "\(push)",
+                ]) == 0)
             let next = enable ? current.union(.push) : current.subtracting(.push)
             #expect(eventually { privacy.enabledFeatures == next }, "round \(round)")
             expected.append(FeatureChange(previous: current, current: next))

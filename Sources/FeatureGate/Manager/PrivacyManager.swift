@@ -502,7 +502,7 @@ public final class PrivacyManager: Sendable {
             stored = try FeatureStateRecord(decoding: data)
         } catch let error as FeatureStateRecordError {
             return .storedStateUnreadable(store: storeName, error: error)
-        } catch where Self.mayBecomeReadable(error) {
+        } catch  where Self.mayBecomeReadable(error) {
             state.rules.holdWrites()
             return .storeUnreadableWritesHeld(store: storeName, error: error)
         } catch {
@@ -515,7 +515,8 @@ public final class PrivacyManager: Sendable {
     }
 
     /// Takes the payload another process kept, if it changed. Called under the lock.
-    private func reloadRemoteLayer(_ remoteLayer: RemoteLayerFile, into state: inout State) -> PrivacyManagerDiagnostic? {
+    private func reloadRemoteLayer(_ remoteLayer: RemoteLayerFile, into state: inout State) -> PrivacyManagerDiagnostic?
+    {
         do {
             // Nothing kept (never, or removed): what applies stays until a payload says otherwise.
             guard let record = try remoteLayer.load(), record != state.remoteRecord else { return nil }

@@ -11,6 +11,7 @@ import Darwin
 
 /// Which of FeatureGate's files in a data directory may have changed.
 public struct DataDirectoryChange: OptionSet, Sendable, Hashable {
+    /// The bits: one per file.
     public let rawValue: UInt8
 
     /// Creates a set from its raw bits.
@@ -117,7 +118,9 @@ private final class DirectoryWatch: @unchecked Sendable {
     private var directoryWatch: Int32 = -1
     private var parentWatch: Int32 = -1
 
-    init(directory: PrivacyDataDirectory, handler: @escaping @Sendable (DataDirectoryChange) -> Void) throws(FileStoreError) {
+    init(
+        directory: PrivacyDataDirectory, handler: @escaping @Sendable (DataDirectoryChange) -> Void
+    ) throws(FileStoreError) {
         self.handler = WatchHandler(directory: directory, handler: handler)
         descriptor = inotify_init1(Int32(IN_NONBLOCK) | Int32(IN_CLOEXEC))
         guard descriptor >= 0 else {
@@ -212,7 +215,9 @@ private final class DirectoryWatch: @unchecked Sendable {
     private var parentSource: (any DispatchSourceFileSystemObject)?
     private var isCancelled = false
 
-    init(directory: PrivacyDataDirectory, handler: @escaping @Sendable (DataDirectoryChange) -> Void) throws(FileStoreError) {
+    init(
+        directory: PrivacyDataDirectory, handler: @escaping @Sendable (DataDirectoryChange) -> Void
+    ) throws(FileStoreError) {
         self.handler = WatchHandler(directory: directory, handler: handler)
         // On the queue: a source armed here may fire before the others are.
         try queue.sync { Result { () throws(FileStoreError) in try arm() } }.get()
@@ -228,11 +233,13 @@ private final class DirectoryWatch: @unchecked Sendable {
 
     /// A source on `path` that calls `body` on the queue, or `nil` when `path` cannot be opened.
     private func source(
-        _ path: String, _ events: DispatchSource.FileSystemEvent, _ body: @escaping (DispatchSource.FileSystemEvent) -> Void
+        _ path: String, _ events: DispatchSource.FileSystemEvent,
+        _ body: @escaping (DispatchSource.FileSystemEvent) -> Void
     ) -> (any DispatchSourceFileSystemObject)? {
         let descriptor = open(path, O_EVTONLY)
         guard descriptor >= 0 else { return nil }
-        let source = DispatchSource.makeFileSystemObjectSource(fileDescriptor: descriptor, eventMask: events, queue: queue)
+        let source = DispatchSource.makeFileSystemObjectSource(
+            fileDescriptor: descriptor, eventMask: events, queue: queue)
         source.setEventHandler { body(source.data) }
         source.setCancelHandler { close(descriptor) }
         source.resume()
