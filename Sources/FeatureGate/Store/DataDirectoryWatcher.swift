@@ -234,13 +234,15 @@ private final class DirectoryWatch: @unchecked Sendable {
     /// A source on `path` that calls `body` on the queue, or `nil` when `path` cannot be opened.
     private func source(
         _ path: String, _ events: DispatchSource.FileSystemEvent,
-        _ body: @escaping (DispatchSource.FileSystemEvent) -> Void
+        _ body: @escaping @Sendable (DispatchSource.FileSystemEvent) -> Void
     ) -> (any DispatchSourceFileSystemObject)? {
         let descriptor = open(path, O_EVTONLY)
         guard descriptor >= 0 else { return nil }
         let source = DispatchSource.makeFileSystemObjectSource(
             fileDescriptor: descriptor, eventMask: events, queue: queue)
-        source.setEventHandler { body(source.data) }
+        // Read only on the queue, by its own handler; the cycle ends when the source is cancelled.
+        nonisolated(unsafe) let events = source
+        source.setEventHandler { body(events.data) }
         source.setCancelHandler { close(descriptor) }
         source.resume()
         return source
