@@ -46,7 +46,7 @@ func eventually(within seconds: Double = 5, _ condition: () -> Bool) -> Bool {
 @Suite struct OtherProcessChangesTests {
     static let configuration = PrivacyConfiguration(enabledFeatures: [.push])
 
-    @Test func aReloadTakesAnotherProcesssDecisionsAndDeliversOnce() throws {
+    @Test func aReloadTakesWhatAnotherProcessDecidedAndDeliversOnce() throws {
         let directory = TemporaryDirectory()
         defer { directory.cleanUp() }
         let data = PrivacyDataDirectory(url: directory.url)
@@ -127,6 +127,35 @@ func eventually(within seconds: Double = 5, _ condition: () -> Bool) -> Bool {
         #expect(privacy.enabledFeatures == .push)
         #expect(store.record?.decidedFeatures == .analytics)
         #expect(store.record?.enabledFeatures == [])
+    }
+
+    /// A payload is the raw bits of the flags it disables, in decimal; anything else is invalid.
+    struct BitsInterpreter: RemotePayloadInterpreter {
+        struct Invalid: Error {}
+        func disables(in payload: Data) throws -> RemoteDisables {
+            guard let bits = UInt(String(decoding: payload, as: UTF8.self)) else { throw Invalid() }
+            return RemoteDisables(features: Feature(rawValue: bits))
+        }
+    }
+
+    @Test func aPayloadAnotherProcessKeptAppliesAndAnUnreadableOneDisablesEverything() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let data = PrivacyDataDirectory(url: directory.url)
+        func gate() -> PrivacyManager {
+            PrivacyManager(
+                configuration: PrivacyConfiguration(enabledFeatures: [.push, .analytics]),
+                store: FileFeatureStore(url: data.stateFile),
+                remoteLayer: RemoteLayerFile(url: data.remoteLayerFile, interpreter: BitsInterpreter()))
+        }
+        let (privacy, other) = (gate(), gate())
+        try other.applyRemotePayload(Data("\(Feature.push.rawValue)".utf8))
+        privacy.reloadStoredState()
+        #expect(privacy.remoteDisabledFeatures == .push)
+        #expect(privacy.enabledFeatures == .analytics)
+        try Data("not bits".utf8).write(to: data.remoteLayerFile)
+        privacy.reloadStoredState()
+        #expect(privacy.enabledFeatures == [])
     }
 
     @Test func theWatcherRoutesStateAndLedgerChangesUntilCancelled() throws {
@@ -213,7 +242,7 @@ func eventually(within seconds: Double = 5, _ condition: () -> Bool) -> Bool {
         return process.terminationStatus
     }
 
-    @Test func anotherProcesssDenialsAndEnablesReachARunningGate() throws {
+    @Test func denialsAndEnablesInAnotherProcessReachARunningGate() throws {
         let directory = TemporaryDirectory()
         defer { directory.cleanUp() }
         try FileManager.default.createDirectory(at: directory.url, withIntermediateDirectories: true)
