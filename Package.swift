@@ -42,7 +42,7 @@ let package = Package(
             dependencies: ["FeatureGate", "FeatureGateConfig", "FeatureGateIAB", "FeatureGateRemote", "NoopRuntime"],
             path: "Examples/ConsentDemo"
         ),
-        // A child process for the killed-writer test: it saves to a FileFeatureStore in a loop until killed.
+        // The child processes of the multi-process tests: writers killed mid-save, processes sharing a data directory.
         .executableTarget(
             name: "feature-store-writer",
             dependencies: ["FeatureGate", "NoopRuntime", "PackageTestSupport"],

@@ -27,6 +27,9 @@ final class DemoSDK: Sendable {
     let analytics: AnalyticsSubsystem
     /// Fetches the server's kill switch from the collector, only while some feature is enabled locally.
     let refresher: RemoteDataRefresher
+    /// Follows what other processes (an app's extensions) write to the data directory; `nil` when the watch could
+    /// not start (the directory's parent does not exist). Starting it writes nothing.
+    let watching: ObservationToken?
     /// Who the server's payloads are read for: the demo is app 1.0.2 with SDK 17.2.0 on iOS.
     static let remoteTarget = RemoteConfigTarget(platform: .ios, sdkVersion: "17.2.0", appVersion: "1.0.2")
     /// Features the configuration or the stored state enabled that the consent manager switched off at start,
@@ -59,6 +62,9 @@ final class DemoSDK: Sendable {
         consent = ConsentManager(
             privacy: privacy, ledger: FileConsentLedger(url: files.consentLedgerFile), region: region,
             now: { clock.withLock { $0 } })
+        watching = try? privacy.watchForChangesFromOtherProcesses(in: files) { [consent] in
+            Task { await consent.catchUpWithLedger() }
+        }
         heldOffByConsent = privacy.reasons().filter { $0.isLocallyEnabled && !$0.isPermitted }.reduce(into: []) {
             $0.formUnion($1.feature)
         }

@@ -182,3 +182,33 @@ private final class CountingCMPKeys: CMPKeyValueSource {
         #expect(await consent.status(for: .analytics) == .granted)
     }
 }
+
+extension CMPRefresherTests {
+    @Test func keysUnreadableWhileLockedAreReadWhenProtectedDataBecomesAvailable() async throws {
+        let (consent, keys, _, _, source) = setUp()
+        let written = Dictionary(uniqueKeysWithValues: Self.finalAnswer)
+        let expected = CMPConsent(keys: written).decisions.filter { $0.value != .unknown }
+        #expect(!expected.isEmpty)
+        keys.readable = false
+        keys.set(written)
+        #expect(await source.refresh().keysWereUnreadable)
+        #expect(try await consent.records().isEmpty)
+        let center = NotificationCenter()
+        let token = source.refreshWhenProtectedDataBecomesAvailable(
+            NotificationCenterProtectedDataAvailability(center: center))
+        keys.readable = true
+        center.post(name: NotificationCenterProtectedDataAvailability.protectedDataDidBecomeAvailable, object: nil)
+        var waited = 0
+        while try await consent.records().count < expected.count && waited < 5_000 {
+            try await Task.sleep(for: .milliseconds(1))
+            waited += 1
+        }
+        for (category, status) in expected { #expect(await consent.status(for: category) == status) }
+        // Stopped: a later notification reads nothing.
+        token.cancel()
+        let reads = keys.snapshotsRead
+        center.post(name: NotificationCenterProtectedDataAvailability.protectedDataDidBecomeAvailable, object: nil)
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(keys.snapshotsRead == reads)
+    }
+}

@@ -547,9 +547,13 @@ public actor ConsentManager {
     /// stay), and each category whose answer differs changes. A ledger that cannot be read changes nothing; the
     /// next call tries again. Writes nothing but what the changes decide in the gate state.
     ///
+    /// Call it when the ledger may have changed: from the `onLedgerChange` closure of
+    /// ``PrivacyManager/watchForChangesFromOtherProcesses(in:watcher:onLedgerChange:)``, and when protected data
+    /// becomes available after a launch that could not read the ledger.
+    ///
     /// - Returns: The changes applied, in order, as the observers received them.
     @discardableResult
-    package func catchUpWithLedger() -> [ConsentChange] {
+    public func catchUpWithLedger() -> [ConsentChange] {
         guard let reading = try? ledger.readTrail(after: ledgerSnapshot) else { return [] }
         ledgerSnapshot = reading.snapshot
         if let appended = reading.appended { return applyFromLedger(appended) }

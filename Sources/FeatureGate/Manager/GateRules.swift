@@ -214,6 +214,37 @@ package struct GateRules: Sendable {
         unrefusedWhileHeld = []
     }
 
+    /// Takes `stored` (a record another process saved, with this process's unsaved change already merged into it) as
+    /// the decided flags and refusals. A flag whose decision it changes is no longer this run's: ``reason(for:)``
+    /// names the stored state. A category it newly refuses reads as denied in the consent layer at once; one it no
+    /// longer refuses stays as the consent layer judged it until the consent manager judges again (fail closed).
+    package mutating func adopt(_ stored: FeatureStateRecord) {
+        let newDecided = catalog.mask(stored.decidedFeatures)
+        let newValues = catalog.mask(stored.enabledFeatures).intersection(newDecided)
+        let changed = newDecided.symmetricDifference(decided).union(newValues.symmetricDifference(values))
+        decided = newDecided
+        values = newValues
+        decidedByApp.subtract(changed)
+        forgetConsentDeciders(of: changed)
+        let newlyRefused = stored.deniedConsentCategories.subtracting(deniedCategories)
+        deniedCategories = stored.deniedConsentCategories
+        guard let policy = consent?.policy, !newlyRefused.isEmpty else { return }
+        let refused = newlyRefused.map { category in
+            (category, ConsentAnswer(status: .denied, decidedAt: nil, source: nil, policyVersion: 0))
+        }
+        let decisions = policy.decisions(
+            answers: Dictionary(uniqueKeysWithValues: refused), context: ConsentContext(), now: .distantPast)
+        for (category, decision) in decisions where newlyRefused.contains(category) {
+            consent?.decisions[category] = decision
+        }
+    }
+
+    /// Starts holding writes again: a record that could be read can no longer be (the device locked, say). Every
+    /// undecided flag is off until it can be read and this process's changes since are merged into it.
+    package mutating func holdWrites() {
+        isHoldingWrites = true
+    }
+
     /// Drops the consent deciders of `features`; allocates nothing when consent never decided a flag.
     private mutating func forgetConsentDeciders(of features: Feature) {
         guard !decidedByConsent.isEmpty else { return }

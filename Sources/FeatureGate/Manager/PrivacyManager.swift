@@ -46,8 +46,9 @@ import Synchronization
 /// Processes may share one store (an app and its extensions): each save re-reads the record under the store's lock
 /// and makes only this process's change over it, so a decision or refusal another process saved is never erased,
 /// and the bits and decisions of flags this catalog lacks are kept. A record in a newer format is never overwritten:
-/// the save is reported as failed instead. A process does not yet learn of another's changes while it runs; it
-/// reads them at its next start.
+/// the save is reported as failed instead. A running process learns of another's changes through
+/// ``watchForChangesFromOtherProcesses(in:watcher:onLedgerChange:)`` (or ``reloadStoredState()``): its checks and
+/// observers then reflect them like its own.
 ///
 /// ## Thread safety
 /// Every method may be called from any thread. ``isEnabled(_:)`` is a single lock-free atomic load and
@@ -469,6 +470,81 @@ public final class PrivacyManager: Sendable {
         return outcome.2
     }
 
+    // MARK: - Other processes
+
+    /// Reads the stored record and the kept remote layer again, and takes what other processes saved since: their
+    /// decisions and refusals for every flag, with this process's unsaved change (one whose save failed) kept over
+    /// them, as a save would merge it.
+    ///
+    /// ``watchForChangesFromOtherProcesses(in:watcher:onLedgerChange:)`` calls it whenever another process writes the
+    /// state file or the remote layer; call it yourself when you learn of a change another way. Each real change of
+    /// the effective set is published (one atomic store) and delivered to observers once. A category another
+    /// process refused reads as refused at once; one it stopped refusing stays as this process's consent manager
+    /// judges it until that manager catches up with the ledger. Writes nothing, unless writes were held (then this is
+    /// ``retryHeldStore()``).
+    ///
+    /// A record that cannot be read now (the device is locked) fails closed: writes are held and every undecided flag
+    /// is off (``isHoldingWrites``) until a later reload or ``retryHeldStore()`` can read it; it is never overwritten
+    /// with defaults. A corrupt record, or one of a newer format, changes nothing here and is reported. A remote layer
+    /// that cannot be read disables every flag, as at start-up, until a valid payload replaces it.
+    public func reloadStoredState() {
+        let outcome = state.withLock { state -> ([PrivacyManagerDiagnostic], Bool) in
+            var diagnostics: [PrivacyManagerDiagnostic] = []
+            if state.rules.isHoldingWrites {
+                diagnostics.append(retryHeldRecord(&state))
+            } else if let diagnostic = reloadRecord(&state) {
+                diagnostics.append(diagnostic)
+            }
+            if let remoteLayer, let diagnostic = reloadRemoteLayer(remoteLayer, into: &state) {
+                diagnostics.append(diagnostic)
+            }
+            return (diagnostics, publish(&state))
+        }
+        for diagnostic in outcome.0 { diagnosticHandler?(diagnostic) }
+        if outcome.1 { deliverPending() }
+    }
+
+    /// Takes the record another process saved, with this process's unsaved change merged over it. Called under the
+    /// lock; reads without the store's lock (a save replaces the record in one rename).
+    private func reloadRecord(_ state: inout State) -> PrivacyManagerDiagnostic? {
+        let storeName = String(describing: store)
+        let stored: FeatureStateRecord
+        do {
+            // Removed (a process's `remove()`): nothing to take; this process's record is saved with its next change.
+            guard let data = try store.load() else { return nil }
+            stored = try FeatureStateRecord(decoding: data)
+        } catch let error as FeatureStateRecordError {
+            return .storedStateUnreadable(store: storeName, error: error)
+        } catch  where Self.mayBecomeReadable(error) {
+            state.rules.holdWrites()
+            return .storeUnreadableWritesHeld(store: storeName, error: error)
+        } catch {
+            return .loadFailed(store: storeName, error: error)
+        }
+        guard stored != state.saved else { return nil }
+        state.rules.adopt(stored.merging(changeFrom: state.saved, to: state.rules.record))
+        state.saved = stored
+        return nil
+    }
+
+    /// Takes the payload another process kept, if it changed. Called under the lock.
+    private func reloadRemoteLayer(_ remoteLayer: RemoteLayerFile, into state: inout State) -> PrivacyManagerDiagnostic?
+    {
+        do {
+            // Nothing kept (never, or removed): what applies stays until a payload says otherwise.
+            guard let record = try remoteLayer.load(), record != state.remoteRecord else { return nil }
+            let disables = try remoteLayer.interpreter.disables(in: record.payload)
+            state.remoteRecord = record
+            state.rules.setRemote(disables.features, rules: disables.rules)
+            return nil
+        } catch {
+            state.remoteRecord = nil
+            let disables = Self.everythingDisabled(catalog)
+            state.rules.setRemote(disables.features, rules: disables.rules)
+            return .remoteLayerUnreadable(file: remoteLayer.description, error: error)
+        }
+    }
+
     /// Reads the store again; when it answers, takes its record as the base for every flag and refusal not
     /// changed since start-up, saves the merge (one read-modify-write under the store's lock), and stops holding
     /// writes. A record that is there but unusable (a link, a FIFO, too large) is replaced. Called under the lock.
@@ -744,15 +820,18 @@ extension PrivacyManager {
         } catch {
             // Fail closed: what the server last said is unknown, so nothing runs until it says again.
             diagnostics.append(.remoteLayerUnreadable(file: remoteLayer.description, error: error))
-            disables = RemoteDisables(
-                features: catalog.allFeatures,
-                rules: Dictionary(
-                    uniqueKeysWithValues: catalog.allFeatures.flags.map {
-                        ($0.rawValue, "kept remote layer unreadable")
-                    }))
+            disables = everythingDisabled(catalog)
         }
         state.rules.setRemote(disables.features, rules: disables.rules)
         state.effective = state.rules.effective
+    }
+
+    /// What an unreadable kept layer disables: every flag, since what the server last said is unknown.
+    private static func everythingDisabled(_ catalog: FeatureCatalog) -> RemoteDisables {
+        RemoteDisables(
+            features: catalog.allFeatures,
+            rules: Dictionary(
+                uniqueKeysWithValues: catalog.allFeatures.flags.map { ($0.rawValue, "kept remote layer unreadable") }))
     }
 }
 

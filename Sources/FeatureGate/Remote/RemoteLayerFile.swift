@@ -24,8 +24,10 @@ public struct RemoteLayerRecord: Sendable, Hashable {
 /// next launch, before anything is fetched; it replaces it (atomically: a crash leaves the old or the new
 /// payload) only when a valid payload arrives while some feature is enabled locally.
 ///
-/// Several processes on one directory each read the file at start-up and replace it whole; a process does not see
-/// another's newer payload until its next start (or its own next fetch).
+/// Several processes on one directory each read the file at start-up and replace it whole; a running process sees
+/// another's newer payload when it follows the directory
+/// (``PrivacyManager/watchForChangesFromOtherProcesses(in:watcher:onLedgerChange:)``), otherwise at its next start
+/// (or its own next fetch).
 public struct RemoteLayerFile: Sendable, CustomStringConvertible {
     /// The largest file or payload read, 4 MiB: anything larger is refused (the kept layer stays, or, at start-up,
     /// every flag is disabled until a valid payload arrives).

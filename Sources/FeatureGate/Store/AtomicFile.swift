@@ -588,8 +588,10 @@ package enum AtomicFile {
             try withDirectory(location, create: false) { (parent, name, lock) throws(FileStoreError) in
                 guard let parent else { return }
                 let path = location.path
-                guard let kind = try kind(of: name, in: parent, path: path) else { return }
+                guard try kind(of: name, in: parent, path: path) != nil else { return }
                 try lock.acquire()
+                // Looked at again under the lock: another process may have removed it meanwhile.
+                guard let kind = try kind(of: name, in: parent, path: path) else { return }
                 if kind != S_IFDIR {
                     // A link or anything else where the directory should be: delete the entry itself.
                     if unlinkat(parent, name, 0) != 0 && errno != ENOENT {
@@ -739,6 +741,9 @@ package enum AtomicFile {
             lock.release()
             close(anchor)
         }
+        // A write below a subdirectory takes the lock before opening it: another process's purge (``removeTree(_:)``)
+        // could otherwise delete it between its opening and the write, which would then fail.
+        if create && location.components.count > 1 { try lock.acquire() }
         var path = location.anchor
         for component in location.components.dropLast() {
             path += (path.hasSuffix("/") ? "" : "/") + component

@@ -137,3 +137,20 @@ extension ConsentManager {
         return (records, errors)
     }
 }
+
+extension CMPConsentSource {
+    /// Refreshes every time protected data becomes available (the device was unlocked): keys that could not be read
+    /// while it was locked (``Refresh/keysWereUnreadable``) are read then.
+    ///
+    /// - Parameter availability: What tells when protected data becomes available; on iOS, the default follows
+    ///   `UIApplication.protectedDataDidBecomeAvailableNotification`.
+    /// - Returns: The token that stops it: cancel it, or release it. A refresh already started finishes.
+    public nonisolated func refreshWhenProtectedDataBecomesAvailable(
+        _ availability: any ProtectedDataAvailability = NotificationCenterProtectedDataAvailability()
+    ) -> ObservationToken {
+        availability.whenAvailable { [weak self] in
+            guard let self else { return }
+            Task { await self.refresh() }
+        }
+    }
+}

@@ -8,8 +8,17 @@
 //                                         one of several processes sharing the data directory DIR (see below)
 //   feature-store-writer revoke DIR SERVER K / relaunch DIR SERVER
 //                                         revoke-all killed at point K, then the next launch (see Revocation.swift)
+//   feature-store-writer set DIR ENABLE DISABLE
+//                                         one change of built-in flags (raw bits) through a PrivacyManager on DIR
+//                                         whose configuration enables every flag
+//   feature-store-writer consent DIR granted|denied
+//                                         the analytics category (mapping .analytics) set through a ConsentManager
+//   feature-store-writer storage DIR TAG COUNT
+//                                         COUNT whole-file writes to a FileStorage at DIR (names tTAG/n0...n7, each
+//                                         4,096 copies of one byte), a purge of the whole storage every 16th
 import FeatureGate
 import Foundation
+import NoopRuntime
 import PackageTestSupport
 
 let arguments = CommandLine.arguments
@@ -105,6 +114,32 @@ case "ledger":
         )
         announce()
         status = status == .granted ? .denied : .granted
+    }
+case "set" where arguments.count == 5:
+    guard let enable = UInt(arguments[3]), let disable = UInt(arguments[4]) else { exit(2) }
+    let data = PrivacyDataDirectory(url: URL(filePath: arguments[2]))
+    // Everything on unless decided: a first disable is a change, so it is saved.
+    let privacy = PrivacyManager(
+        configuration: PrivacyConfiguration(enabledFeatures: .all), store: FileFeatureStore(url: data.stateFile))
+    privacy.updateFeatures(enable: Feature(rawValue: enable), disable: Feature(rawValue: disable))
+case "consent" where arguments.count == 4:
+    let data = PrivacyDataDirectory(url: URL(filePath: arguments[2]))
+    let policy = ConsentPolicy(version: 1, features: [.analytics: .analytics])
+    let privacy = PrivacyManager(
+        configuration: PrivacyConfiguration(enabledFeatures: []), store: FileFeatureStore(url: data.stateFile),
+        consentPolicy: policy)
+    let consent = ConsentManager(privacy: privacy, ledger: FileConsentLedger(url: data.consentLedgerFile))
+    try await consent.setStatus(arguments[3] == "granted" ? .granted : .denied, for: .analytics, source: .user)
+case "storage" where arguments.count == 5:
+    guard let tag = UInt8(arguments[3]), let count = Int(arguments[4]) else { exit(2) }
+    let storage = FileStorage(directory: URL(filePath: arguments[2]))
+    for index in 0..<count {
+        if index % 16 == 15 {
+            _ = try storage.removeAll()
+        } else {
+            let byte = UInt8(ascii: "A") &+ UInt8(index % 26)
+            try storage.write(Data(repeating: byte, count: 4_096), to: "t\(tag)/n\(index % 8)")
+        }
     }
 case "share" where arguments.count == 7:
     guard let tag = Int(arguments[3]), (0..<4).contains(tag), let seed = UInt64(arguments[4]),
