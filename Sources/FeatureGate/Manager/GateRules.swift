@@ -77,12 +77,7 @@ package struct GateRules: Sendable {
         self.undecidedSource = undecidedSource
         self.isHoldingWrites = isHoldingWrites
         self.consent = consentPolicy.map { policy in
-            let refused = stored.deniedConsentCategories.map { category in
-                (category, ConsentAnswer(status: .denied, decidedAt: nil, source: nil, policyVersion: 0))
-            }
-            let decisions = policy.decisions(
-                answers: Dictionary(uniqueKeysWithValues: refused), context: ConsentContext(), now: .distantPast)
-            return ConsentLayer(policy: policy, decisions: decisions)
+            ConsentLayer(policy: policy, decisions: Self.decisions(refusing: stored.deniedConsentCategories, policy))
         }
     }
 
@@ -229,14 +224,22 @@ package struct GateRules: Sendable {
         let newlyRefused = stored.deniedConsentCategories.subtracting(deniedCategories)
         deniedCategories = stored.deniedConsentCategories
         guard let policy = consent?.policy, !newlyRefused.isEmpty else { return }
-        let refused = newlyRefused.map { category in
-            (category, ConsentAnswer(status: .denied, decidedAt: nil, source: nil, policyVersion: 0))
-        }
-        let decisions = policy.decisions(
-            answers: Dictionary(uniqueKeysWithValues: refused), context: ConsentContext(), now: .distantPast)
-        for (category, decision) in decisions where newlyRefused.contains(category) {
+        for (category, decision) in Self.decisions(refusing: newlyRefused, policy)
+        where newlyRefused.contains(category) {
             consent?.decisions[category] = decision
         }
+    }
+
+    /// How `policy` judges every category before a consent manager has read the ledger: the refused `categories`
+    /// denied (with no time, so their refusals do not expire), every other unanswered.
+    private static func decisions(
+        refusing categories: Set<ConsentCategory>, _ policy: ConsentPolicy
+    ) -> [ConsentCategory: ConsentDecision] {
+        let refused = categories.map { category in
+            (category, ConsentAnswer(status: .denied, decidedAt: nil, source: nil, policyVersion: 0))
+        }
+        return policy.decisions(
+            answers: Dictionary(uniqueKeysWithValues: refused), context: ConsentContext(), now: .distantPast)
     }
 
     /// Starts holding writes again: a record that could be read can no longer be (the device locked, say). Every
