@@ -513,11 +513,16 @@ public actor ConsentManager {
         }
     }
 
+    /// Takes `record` as the category's answer, applies its edge to the gate and tells the observers. A record
+    /// another process appended (`isFromLedger`) is not saved into the gate state again: that process saved it.
     @discardableResult
-    private func apply(_ record: ConsentRecord, isRecorded: Bool, isTrusted: Bool = true) -> ConsentChange {
+    private func apply(
+        _ record: ConsentRecord, isRecorded: Bool, isTrusted: Bool = true, isFromLedger: Bool = false
+    ) -> ConsentChange {
         answers[record.category] = ConsentAnswer(record, isTrusted: isTrusted)
         privacy.applyConsentEdge(
-            record.category, edge: record.newStatus, policy: policy, decisions: currentDecisions())
+            record.category, edge: record.newStatus, policy: policy, decisions: currentDecisions(),
+            isSavedElsewhere: isFromLedger)
         return notify(
             ConsentChange(
                 category: record.category,
@@ -605,7 +610,7 @@ public actor ConsentManager {
                     answers[record.category] = ConsentAnswer(record, isTrusted: isTrusted)
                     isGateStale = true
                 } else {
-                    changes.append(apply(record, isRecorded: true, isTrusted: isTrusted))
+                    changes.append(apply(record, isRecorded: true, isTrusted: isTrusted, isFromLedger: true))
                 }
             }
         }
@@ -638,7 +643,8 @@ public actor ConsentManager {
             let decisions = currentDecisions()
             if (before[category]?.status ?? .unknown) != (answer?.status ?? .unknown) {
                 privacy.applyConsentEdge(
-                    category, edge: answer?.status ?? .unknown, policy: policy, decisions: decisions)
+                    category, edge: answer?.status ?? .unknown, policy: policy, decisions: decisions,
+                    isSavedElsewhere: true)
             }
             let previous = statusesBefore[category] ?? .unknown
             let current = decisions[category]?.status ?? .unknown

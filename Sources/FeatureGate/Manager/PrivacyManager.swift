@@ -381,26 +381,37 @@ public final class PrivacyManager: Sendable {
     /// Applies one consent edge: decides `category`'s features (on for a grant, off for a refusal, undecided for
     /// unknown), keeps the refusal in the gate state, and updates the permitted set from `decisions`. One save, one
     /// notification.
+    ///
+    /// With `isSavedElsewhere` (an edge another process recorded, read from the ledger), nothing is saved: that
+    /// process saved its own change, and saving it again from here, late, could undo a newer one it made since.
     func applyConsentEdge(
         _ category: ConsentCategory,
         edge: ConsentStatus,
         policy: ConsentPolicy,
-        decisions: [ConsentCategory: ConsentDecision]
+        decisions: [ConsentCategory: ConsentDecision],
+        isSavedElsewhere: Bool = false
     ) {
-        update { $0.rules.applyConsentEdge(category, edge: edge, policy: policy, decisions: decisions) }
+        update(isSavedElsewhere: isSavedElsewhere) {
+            $0.rules.applyConsentEdge(category, edge: edge, policy: policy, decisions: decisions)
+        }
     }
 
     // MARK: - Writing
 
     /// Runs `body` on the state under the lock, then persists the record if it changed and publishes the effective
     /// set if it changed; delivers outside the lock.
-    private func update<Result>(_ body: (inout State) -> Result) -> Result {
+    ///
+    /// With `isSavedElsewhere`, the change is another process's, already in the store: it is taken into what this
+    /// process last saved instead of being saved, so only this process's own changes are ever written from here.
+    private func update<Result>(isSavedElsewhere: Bool = false, _ body: (inout State) -> Result) -> Result {
         let outcome: (result: Result, deliver: Bool, diagnostic: PrivacyManagerDiagnostic?) = state.withLock { state in
             let before = state.rules.record
             let result = body(&state)
             let after = state.rules.record
             var diagnostic: PrivacyManagerDiagnostic?
-            if state.rules.isHoldingWrites {
+            if isSavedElsewhere {
+                state.saved = state.saved.merging(changeFrom: before, to: after)
+            } else if state.rules.isHoldingWrites {
                 if after != before { diagnostic = retryHeldRecord(&state) }
             } else if after != before && after != state.saved {
                 // (Back to what was saved, after a failed save: the store holds it, nothing to write.)

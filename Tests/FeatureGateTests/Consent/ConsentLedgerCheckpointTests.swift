@@ -386,6 +386,33 @@ import Darwin
         #expect(await consent.status(for: .advertising) == .denied)
         #expect(!privacy.isEnabled(.analytics))
     }
+
+    /// What a manager catches up with was saved into the gate state by the process that recorded it. Saving it again
+    /// from here, late, would undo what that process saved since (here: a refusal made after the grant caught up).
+    @Test func catchingUpSavesNothingIntoTheGateState() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let files = PrivacyDataDirectory(url: directory.url)
+        func launch() -> ConsentManager {
+            let privacy = PrivacyManager(
+                configuration: PrivacyConfiguration(enabledFeatures: .all),
+                store: FileFeatureStore(url: files.stateFile), consentPolicy: .default)
+            return ConsentManager(privacy: privacy, ledger: FileConsentLedger(url: files.consentLedgerFile))
+        }
+        let app = launch()
+        let extensionProcess = launch()
+        try await extensionProcess.setStatus(.denied, for: .analytics, source: .user)
+        try await extensionProcess.setStatus(.granted, for: .analytics, source: .user)
+        // The extension's state after a later refusal whose record the app has not read yet.
+        let newer = FeatureStateRecord(
+            enabledFeatures: [], decidedFeatures: .analytics, deniedConsentCategories: [.analytics])
+        try FileFeatureStore(url: files.stateFile).save(newer.encoded())
+        let caught = await app.catchUpWithLedger()
+        #expect(caught.map(\.current) == [.denied, .granted])
+        #expect(app.privacy.isEnabled(.analytics))
+        let stored = try FeatureStateRecord(decoding: try #require(try FileFeatureStore(url: files.stateFile).load()))
+        #expect(stored == newer, "catching up wrote into the gate state")
+    }
 }
 
 extension InMemoryConsentLedger {
