@@ -49,8 +49,8 @@ public protocol DataDirectoryWatcher: Sendable {
     ///
     /// Watching creates, writes and deletes nothing, and works on a directory that does not exist yet (its parent
     /// must). Changes may be coalesced into one call, and this process's own writes are reported too: the handler
-    /// re-reads, it does not count. Calls come one at a time, on a thread of the watcher's; a call under way when
-    /// the token is cancelled may still finish.
+    /// re-reads, it does not count. Calls come one at a time, on a thread of the watcher's; once the token's
+    /// `cancel()` returns, the handler is not running and is never called again.
     ///
     /// - Throws: ``FileStoreError`` when the watch cannot start (the parent of `directory` does not exist, the system
     ///   refuses a watch).
@@ -79,15 +79,15 @@ public struct SystemDataDirectoryWatcher: DataDirectoryWatcher {
     }
 }
 
-/// What both platforms' watches share: the handler, dropped on cancel, and the paths.
+/// What both platforms' watches share: the handler, stopped for good on cancel, and the paths.
 private final class WatchHandler: Sendable {
-    private let handler: LockedValue<(@Sendable (DataDirectoryChange) -> Void)?>
+    private let handler: ObservedHandler<DataDirectoryChange>
     let directoryPath: String
     let parentPath: String
     let directoryName: String
 
     init(directory: PrivacyDataDirectory, handler: @escaping @Sendable (DataDirectoryChange) -> Void) {
-        self.handler = LockedValue(handler)
+        self.handler = ObservedHandler(handler)
         var path = directory.url.path(percentEncoded: false)
         while path.count > 1 && path.hasSuffix("/") { path.removeLast() }
         directoryPath = path
@@ -97,11 +97,12 @@ private final class WatchHandler: Sendable {
     }
 
     func report(_ change: DataDirectoryChange) {
-        guard !change.isEmpty, let handler = handler.withLock({ $0 }) else { return }
-        handler(change)
+        guard !change.isEmpty else { return }
+        handler.call(change)
     }
 
-    func cancel() { handler.withLock { $0 = nil } }
+    /// When it returns, the handler is not running on another thread and is never called again.
+    func cancel() { handler.stop() }
 }
 
 #if canImport(Glibc) || canImport(Musl)

@@ -8,7 +8,8 @@ import Foundation
 /// consent platform's keys, `CMPConsentSource.refreshWhenProtectedDataBecomesAvailable(_:)` in FeatureGateIAB.
 public protocol ProtectedDataAvailability: Sendable {
     /// Calls `handler` every time protected data becomes available, until the returned token is cancelled or
-    /// released. The handler may run on any thread.
+    /// released: once its `cancel()` returns, the handler is not running and is never called again. The handler
+    /// may run on any thread.
     func whenAvailable(_ handler: @escaping @Sendable () -> Void) -> ObservationToken
 }
 
@@ -16,6 +17,7 @@ public protocol ProtectedDataAvailability: Sendable {
 /// `UIApplication.protectedDataDidBecomeAvailableNotification`, matched by name, so FeatureGate links no UIKit.
 ///
 /// Where nothing posts the notification (macOS, Linux), the handler never runs unless something posts ``name``.
+/// An app that links UIKit may pass `name: UIApplication.protectedDataDidBecomeAvailableNotification` itself.
 public struct NotificationCenterProtectedDataAvailability: ProtectedDataAvailability, @unchecked Sendable {
     /// The name of UIKit's `UIApplication.protectedDataDidBecomeAvailableNotification`.
     public static let protectedDataDidBecomeAvailable = Notification.Name(
@@ -34,10 +36,14 @@ public struct NotificationCenterProtectedDataAvailability: ProtectedDataAvailabi
 
     /// Calls `handler` on every `name` notification posted to `center`, on the posting thread.
     public func whenAvailable(_ handler: @escaping @Sendable () -> Void) -> ObservationToken {
+        // Stopped by the token: once cancel() returns, the handler is not running and is never called again.
+        let observed = ObservedHandler<Void> { handler() }
         // The observer object is only handed back to removeObserver, which is thread-safe.
-        nonisolated(unsafe) let observer = center.addObserver(forName: name, object: nil, queue: nil) { _ in handler() }
+        nonisolated(unsafe) let observer = center.addObserver(forName: name, object: nil, queue: nil) { _ in
+            observed.call(())
+        }
         let center = UncheckedSendableCenter(center: center)
-        return ObservationToken { center.center.removeObserver(observer) }
+        return ObservationToken(stopping: observed) { center.center.removeObserver(observer) }
     }
 }
 
