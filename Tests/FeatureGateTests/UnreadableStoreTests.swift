@@ -136,6 +136,51 @@ final class FlakyFeatureStore: FeatureStore, CustomStringConvertible {
         #expect(store.writes == 0)
     }
 
+    /// Readable again, but written by a newer version: it is left byte for byte, reported, and writes stay held, so
+    /// its unread refusals and decisions keep every undecided flag off.
+    @Test func aRecordOfANewerFormatFoundOnRetryIsKeptAndWritesStayHeld() {
+        let newer = Data(
+            #"{"decidedFeatures":4,"deniedConsentCategories":["advertising"],"enabledFeatures":4,"version":99}"#.utf8)
+        let store = FlakyFeatureStore(record: newer, unreadable: true)
+        let diagnostics = Collector<PrivacyManagerDiagnostic>()
+        let gate = PrivacyManager(
+            configuration: PrivacyConfiguration(enabledFeatures: [.push, .contacts]), store: store,
+            diagnosticHandler: diagnostics.append)
+        gate.enableFeatures(.messageCenter)
+        store.unreadable = false
+        #expect(gate.retryHeldStore())
+        gate.enableFeatures(.featureFlags)
+        #expect(gate.isHoldingWrites)
+        #expect(gate.enabledFeatures == [.messageCenter, .featureFlags])
+        #expect(store.writes == 0)
+        #expect((try? store.load()) == newer)
+        guard case .saveFailed(_, let error as FeatureStateRecordError) = diagnostics.all.last,
+            case .unsupportedVersion(99, _) = error
+        else {
+            Issue.record("expected saveFailed with the newer version, got \(diagnostics.all)")
+            return
+        }
+    }
+
+    /// A revocation another process began while this one could not read the record survives the merge, and a reset
+    /// does not undo what it switched off.
+    @Test func aPendingRevocationInTheRecordSurvivesTheMergeOfHeldWrites() {
+        var revoked = FeatureStateRecord(
+            enabledFeatures: [], decidedFeatures: .all, deniedConsentCategories: [.analytics, .advertising])
+        revoked.pendingRevocation = PendingRevocation(anonymousIdentifier: UUID(), isErasureOwed: true)
+        let store = FlakyFeatureStore(record: revoked.encoded(), unreadable: true)
+        let gate = PrivacyManager(
+            configuration: PrivacyConfiguration(enabledFeatures: .all, resetEnabledFeatures: true), store: store)
+        gate.enableFeatures(.messageCenter)
+        store.unreadable = false
+        #expect(!gate.retryHeldStore())
+        #expect(gate.enabledFeatures == .messageCenter)
+        #expect(store.record?.pendingRevocation == revoked.pendingRevocation)
+        #expect(store.record?.decidedFeatures == revoked.decidedFeatures)
+        #expect(store.record?.enabledFeatures == .messageCenter)
+        #expect(store.record?.deniedConsentCategories == [.analytics, .advertising])
+    }
+
     @Test func aResetDoesNotDeleteARecordItCannotRead() {
         let store = FlakyFeatureStore(record: userRecord.encoded(), unreadable: true)
         let gate = PrivacyManager(

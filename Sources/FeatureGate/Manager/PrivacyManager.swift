@@ -140,12 +140,12 @@ public final class PrivacyManager: Sendable {
                     try store.update { data in
                         wasRead = true
                         guard let data else { return nil }
-                        do throws(FeatureStateRecordError) {
-                            previous = try FeatureStateRecord(decoding: data)
-                        } catch .unsupportedVersion(let found, let supported) {
-                            newer = .unsupportedVersion(found: found, supported: supported)
+                        switch Self.storedForUpdate(data) {
+                        case .failure(let error):
+                            newer = error
                             return nil
-                        } catch {}
+                        case .success(let record): previous = record
+                        }
                         if let previous, previous.pendingRevocation != nil {
                             // A revocation is unfinished: what it switched off stays off; no reset until it is done.
                             stored = previous
@@ -437,12 +437,12 @@ public final class PrivacyManager: Sendable {
             try store.update { data in
                 var base = before
                 if let data {
-                    do throws(FeatureStateRecordError) {
-                        base = try FeatureStateRecord(decoding: data)
-                    } catch .unsupportedVersion(let found, let supported) {
-                        newer = .unsupportedVersion(found: found, supported: supported)
+                    switch Self.storedForUpdate(data) {
+                    case .failure(let error):
+                        newer = error
                         return nil
-                    } catch {}
+                    case .success(let record): base = record ?? before
+                    }
                 }
                 let merged = base.merging(changeFrom: before, to: after).encoded()
                 return merged == data ? nil : merged
@@ -451,6 +451,19 @@ public final class PrivacyManager: Sendable {
             return .saveFailed(store: String(describing: store), error: error)
         }
         return newer.map { .saveFailed(store: String(describing: store), error: $0) }
+    }
+
+    /// A record read under the store's lock for a read-modify-write: the record (`nil` when corrupt, so it is
+    /// replaced), or the error of a record in a newer format, which is left as it is: writing this format over it
+    /// would drop what this version does not understand.
+    private static func storedForUpdate(_ data: Data) -> Result<FeatureStateRecord?, FeatureStateRecordError> {
+        do throws(FeatureStateRecordError) {
+            return .success(try FeatureStateRecord(decoding: data))
+        } catch .unsupportedVersion(let found, let supported) {
+            return .failure(.unsupportedVersion(found: found, supported: supported))
+        } catch {
+            return .success(nil)
+        }
     }
 
     /// Whether a load error may pass (permissions, data protection, an I/O error), so the record must be kept
@@ -558,13 +571,20 @@ public final class PrivacyManager: Sendable {
 
     /// Reads the store again; when it answers, takes its record as the base for every flag and refusal not
     /// changed since start-up, saves the merge (one read-modify-write under the store's lock), and stops holding
-    /// writes. A record that is there but unusable (a link, a FIFO, too large) is replaced. Called under the lock.
+    /// writes. A record that is there but unusable (a link, a FIFO, too large) is replaced. A record in a newer
+    /// format is left as it is and reported, and writes stay held: its decisions and refusals cannot be read, so
+    /// undecided flags stay off. Called under the lock.
     private func retryHeldRecord(_ state: inout State) -> PrivacyManagerDiagnostic {
         let storeName = String(describing: store)
         var wasRead = false
+        var newer: FeatureStateRecordError?
         do {
             try store.update { data in
                 wasRead = true
+                if let data, case .failure(let error) = Self.storedForUpdate(data) {
+                    newer = error
+                    return nil
+                }
                 return mergeHeldWrites(into: &state, stored: data)
             }
         } catch  where !wasRead && Self.mayBecomeReadable(error) {
@@ -576,6 +596,7 @@ public final class PrivacyManager: Sendable {
         } catch {
             return .saveFailed(store: storeName, error: error)
         }
+        if let newer { return .saveFailed(store: storeName, error: newer) }
         state.saved = state.rules.record
         return .storeReadableAgain(store: storeName)
     }
@@ -586,20 +607,22 @@ public final class PrivacyManager: Sendable {
         var base =
             (data.flatMap { try? FeatureStateRecord(decoding: $0) })
             ?? FeatureStateRecord(enabledFeatures: [], decidedFeatures: [])
-        if configuration.resetEnabledFeatures {
+        // As at start-up, an unfinished revocation is not reset: what it switched off stays off.
+        let resets = configuration.resetEnabledFeatures && base.pendingRevocation == nil
+        if resets {
             base = FeatureStateRecord(
                 enabledFeatures: [], decidedFeatures: [], deniedConsentCategories: base.deniedConsentCategories)
         }
-        state.rules.merge(
-            undecidedSource: configuration.resetEnabledFeatures ? .reset : .configuration, stored: base)
-        // Flags this catalog lacks keep their bits and decisions.
+        state.rules.merge(undecidedSource: resets ? .reset : .configuration, stored: base)
+        // Flags this catalog lacks keep their bits and decisions, and a revocation another process began stays.
         let record = state.rules.record
         let unknown = catalog.allFeatures.symmetricDifference(FeatureStateRecord.everyFlag)
-        let encoded = FeatureStateRecord(
+        var merged = FeatureStateRecord(
             enabledFeatures: record.enabledFeatures.union(base.enabledFeatures.intersection(unknown)),
             decidedFeatures: record.decidedFeatures.union(base.decidedFeatures.intersection(unknown)),
-            deniedConsentCategories: record.deniedConsentCategories
-        ).encoded()
+            deniedConsentCategories: record.deniedConsentCategories)
+        merged.pendingRevocation = base.pendingRevocation
+        let encoded = merged.encoded()
         return encoded == data ? nil : encoded
     }
 
