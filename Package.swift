@@ -7,7 +7,7 @@ import PackageDescription
 let package = Package(
     name: "FeatureGate",
     platforms: [
-        .macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2),
+        .macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9), .visionOS(.v1),
     ],
     products: [
         .library(name: "FeatureGate", targets: ["FeatureGate"]),
@@ -21,8 +21,12 @@ let package = Package(
         .executable(name: "featuregate", targets: ["FeatureGateCLI"]),
     ],
     targets: [
+        // C11 atomics for the gate's word and the package's lock-free counters: Synchronization's Atomic needs
+        // iOS 18 / macOS 15, above the floors. Header-only `static inline` functions, inlined into Swift callers.
+        .target(name: "CFeatureGateAtomics"),
         .target(
             name: "FeatureGate",
+            dependencies: ["CFeatureGateAtomics"],
             // Declares UserDefaults (CA92.1), used by UserDefaultsFeatureStore on Apple platforms, and file metadata
             // (C617.1): the file layer fstats the files in its own data directory before reading them.
             resources: [.copy("PrivacyInfo.xcprivacy")]

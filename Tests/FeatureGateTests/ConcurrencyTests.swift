@@ -1,5 +1,4 @@
 import FeatureGate
-import Synchronization
 import Testing
 
 @Suite struct ConcurrencyTests {

@@ -1,6 +1,5 @@
 import FeatureGate
 import NoopRuntime
-import Synchronization
 import Testing
 
 @Suite struct ConcurrencyTests {

@@ -1,6 +1,5 @@
 import FeatureGate
 import NoopRuntime
-import Synchronization
 import Testing
 
 @Suite struct OptOutTests {
@@ -107,7 +106,7 @@ import Testing
 
     @Test func withPermitRunsTheBodyOnce() async {
         let permit = OneShotPermit(armed: true)
-        let runs = Atomic<Int>(0)
+        let runs = AtomicWord<Int>(0)
         for _ in 0..<5 { _ = await permit.withPermit { runs.add(1, ordering: .relaxed) } }
         #expect(runs.load(ordering: .relaxed) == 1)
     }

@@ -1,7 +1,6 @@
 import FeatureGate
 import Foundation
 import NoopRuntime
-import Synchronization
 import Testing
 
 /// The consent reference model's processes: two processes (two complete stacks: gate, consent, runtime,
@@ -32,7 +31,7 @@ import Testing
 
     /// One process lifetime's I/O: counts it, and from the kill point on refuses it.
     final class ProcessIO: Sendable {
-        private let state = Mutex<(budget: Int?, dead: Bool)>((nil, false))
+        private let state = LockedValue<(budget: Int?, dead: Bool)>((nil, false))
         var isDead: Bool { state.withLock { $0.dead } }
         func killAfter(_ count: Int?) { state.withLock { $0.budget = count } }
         func perform() throws {

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// The gate: which features an SDK may use right now, who decided, and who to tell when that changes.
 ///
@@ -56,9 +55,9 @@ import Synchronization
 /// order and none is lost), and notify observers after releasing it, in order, once per real change.
 public final class PrivacyManager: Sendable {
     /// The effective set, read by every check without a lock.
-    @usableFromInline let effectiveBits: Atomic<UInt>
+    @usableFromInline let effectiveBits: AtomicWord<UInt>
     /// The effective set without the remote kill switch, for ``isAnyFeatureEnabled(ignoringRemoteConfig:)``.
-    @usableFromInline let unswitchedBits: Atomic<UInt>
+    @usableFromInline let unswitchedBits: AtomicWord<UInt>
 
     private let state: LockedValue<State>
     /// Per bit, how many times the flag went from enabled to disabled (``disableCount(of:)``). A lock of its own,
@@ -222,8 +221,8 @@ public final class PrivacyManager: Sendable {
             diagnostics += removal.failures.map { .temporaryFileNotRemoved(store: storeName, error: $0) }
         }
         self.startupDiagnostics = diagnostics
-        self.unswitchedBits = Atomic(unswitched.rawValue)
-        self.effectiveBits = Atomic(initial.effective.rawValue)
+        self.unswitchedBits = AtomicWord(unswitched.rawValue)
+        self.effectiveBits = AtomicWord(initial.effective.rawValue)
         self.state = LockedValue(initial)
         for diagnostic in diagnostics { diagnosticHandler?(diagnostic) }
     }

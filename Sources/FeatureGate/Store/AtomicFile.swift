@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -175,7 +174,7 @@ package enum AtomicFile {
         case full, ordered
     }
 
-    private static let temporaryCounter = Atomic<Int>(0)
+    private static let temporaryCounter = AtomicWord<Int>(0)
     /// The longest file name the file systems the package runs on accept, in bytes (`NAME_MAX`).
     package static let maximumNameLength = 255
     private static let temporaryMarker = ".tmp-"

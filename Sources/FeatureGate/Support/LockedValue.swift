@@ -13,7 +13,7 @@ import Android
 /// Why not `Synchronization.Mutex`: on Linux its lock is a futex inside the prebuilt standard library, which
 /// ThreadSanitizer cannot see, so every access under it is reported as a race and `--sanitize=thread` becomes
 /// useless. ThreadSanitizer intercepts pthread mutexes, so with this lock a TSan report means a real race.
-/// (The hot path never takes a lock; it reads a `Synchronization.Atomic`, which TSan does see.)
+/// (The hot path never takes a lock; it reads an ``AtomicWord``, a C11 atomic, which TSan does see.)
 package final class LockedValue<Value>: @unchecked Sendable {
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
     private var value: Value

@@ -1,5 +1,4 @@
 import FeatureGate
-import Synchronization
 
 /// Per-feature counts of the I/O that gated wrappers allowed and refused, so tests and apps can assert that
 /// nothing happened.
@@ -59,21 +58,14 @@ public final class IOLedger: @unchecked Sendable {
     @inlinable static var outcomeCount: Int { Outcome.refused.rawValue + 1 }
     @inlinable static var countersPerSlot: Int { operationCount * outcomeCount }
 
-    @usableFromInline let counters: UnsafeMutablePointer<Atomic<Int>>
+    @usableFromInline let counters: AtomicWordBuffer<Int>
 
     /// Creates a ledger with every count at zero.
     public init() {
         precondition(
             Self.operationCount == Operation.allCases.count && Self.outcomeCount == Outcome.allCases.count,
             "IOLedger.operationCount and outcomeCount must name the last case of each enum")
-        let total = Self.slotCount * Self.countersPerSlot
-        counters = .allocate(capacity: total)
-        for index in 0..<total { (counters + index).initialize(to: Atomic(0)) }
-    }
-
-    deinit {
-        counters.deinitialize(count: Self.slotCount * Self.countersPerSlot)
-        counters.deallocate()
+        counters = AtomicWordBuffer(repeating: 0, count: Self.slotCount * Self.countersPerSlot)
     }
 
     @inlinable

@@ -1,4 +1,4 @@
-import Synchronization
+import FeatureGate
 
 /// A permit that lets exactly one exit request (an opt-out, an erasure request) through, once per arming.
 ///
@@ -17,12 +17,12 @@ public final class OneShotPermit: Sendable {
     private static let armed: UInt8 = 1
     private static let spent: UInt8 = 2
 
-    private let state: Atomic<UInt8>
-    private let spends = Atomic<Int>(0)
+    private let state: AtomicWord<UInt8>
+    private let spends = AtomicWord<Int>(0)
 
     /// Creates a permit, unarmed unless `armed` is true.
     public init(armed: Bool = false) {
-        state = Atomic(armed ? Self.armed : Self.idle)
+        state = AtomicWord(armed ? Self.armed : Self.idle)
     }
 
     /// Makes the permit available for one more request. Arming an armed permit changes nothing.

@@ -12,7 +12,6 @@
 import FeatureGate
 import Foundation
 import NoopRuntime
-import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -23,8 +22,8 @@ import Darwin
 /// Counts kill points, once armed, and stops the process at the one chosen.
 final class KillPoints: Sendable {
     private let target: Int
-    private let armed = Atomic<Bool>(false)
-    private let reached = Atomic<Int>(0)
+    private let armed = AtomicWord<Bool>(false)
+    private let reached = AtomicWord<Int>(0)
 
     init(target: Int) { self.target = target }
 

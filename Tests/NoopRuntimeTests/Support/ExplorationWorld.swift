@@ -2,7 +2,6 @@ import Dispatch
 import FeatureGate
 import Foundation
 import NoopRuntime
-import Synchronization
 import Testing
 
 /// A small deterministic random number generator (SplitMix64), so a schedule is reproducible from its seed.
@@ -112,7 +111,7 @@ final class ExploredTransport: Transport {
     let points: IOPoints
     let requests = Collector<String>()
     /// Event uploads that fail before faults are drawn, so a flush retries.
-    let failingUploads = Atomic<Int>(0)
+    let failingUploads = AtomicWord<Int>(0)
     init(points: IOPoints) { self.points = points }
     func send(_ request: TransportRequest) async throws -> TransportResponse {
         let fail = await points.async("transport.send \(request.path)")

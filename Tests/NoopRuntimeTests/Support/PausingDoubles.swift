@@ -2,7 +2,6 @@ import Dispatch
 import FeatureGate
 import Foundation
 import NoopRuntime
-import Synchronization
 import Testing
 
 /// A point where an async flow stops until the test lets it go: `arrived` opens when the flow reaches it.
@@ -61,8 +60,8 @@ final class DeliveryBlocker: Sendable {
 final class PausingStorage: Storage {
     let files = LockedValue<[String: Data]>([:])
     let writePause = ThreadPause()
-    let pauseWrites = Atomic<Bool>(false)
-    let removeAllCalls = Atomic<Int>(0)
+    let pauseWrites = AtomicWord<Bool>(false)
+    let removeAllCalls = AtomicWord<Int>(0)
 
     func read(_ name: String) throws -> Data? { files.withLock { $0[name] } }
     func write(_ data: Data, to name: String) throws {

@@ -1,7 +1,6 @@
 import FeatureGate
 import Foundation
 import NoopRuntime
-import Synchronization
 import Testing
 
 func gate(_ features: Feature = []) -> PrivacyManager {
@@ -89,7 +88,7 @@ struct TransportFailure: Error, CustomStringConvertible {
 /// A transport that records every request and answers 200, or fails when told to.
 final class RecordingTransport: Transport {
     let requests = Collector<TransportRequest>()
-    private let failing = Atomic<Bool>(false)
+    private let failing = AtomicWord<Bool>(false)
     init(failing: Bool = false) { self.failing.store(failing, ordering: .relaxed) }
     func send(_ request: TransportRequest) async throws -> TransportResponse {
         requests.append(request)
@@ -109,15 +108,15 @@ struct BackendFailure: Error, CustomStringConvertible {
 final class ScriptedBackend: EventBackend {
     let name: String
     let batches = Collector<[Int]>()
-    private let attempts = Atomic<Int>(0)
-    private let failuresLeft: Atomic<Int>
-    private let alwaysFail: Atomic<Bool>
+    private let attempts = AtomicWord<Int>(0)
+    private let failuresLeft: AtomicWord<Int>
+    private let alwaysFail: AtomicWord<Bool>
     private let onFailure: (@Sendable () async -> Void)?
 
     init(_ name: String, failures: Int = 0, alwaysFail: Bool = false, onFailure: (@Sendable () async -> Void)? = nil) {
         self.name = name
-        failuresLeft = Atomic(failures)
-        self.alwaysFail = Atomic(alwaysFail)
+        failuresLeft = AtomicWord(failures)
+        self.alwaysFail = AtomicWord(alwaysFail)
         self.onFailure = onFailure
     }
 
@@ -167,7 +166,7 @@ final class Latch: Sendable {
 
 /// Counts calls in progress across every subsystem that shares it.
 final class OverlapDetector: Sendable {
-    let calls = Atomic<Int>(0)
+    let calls = AtomicWord<Int>(0)
 }
 
 /// A subsystem that logs its calls ("analytics.start", …) into a shared log, fails the test if two calls into
@@ -179,9 +178,9 @@ final class RecordingSubsystem: Subsystem {
     let log: Collector<String>
     let inFlight: OverlapDetector
     let optOutTransport: GatedTransport?
-    let failStarts = Atomic<Int>(0)
+    let failStarts = AtomicWord<Int>(0)
     let beforeStart: (@Sendable () async -> Void)?
-    private let storedItems = Atomic<Int>(0)
+    private let storedItems = AtomicWord<Int>(0)
 
     init(
         _ name: String,
