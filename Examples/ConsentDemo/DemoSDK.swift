@@ -12,9 +12,11 @@ struct DemoError: Error, CustomStringConvertible {
 /// A small SDK built the way FeatureGate intends: consent decides the features, every subsystem reaches files
 /// and the network only through gated wrappers, and the runtime starts, stops and purges them as features change.
 ///
-/// The data directory follows ``PrivacyDataDirectory``: `featuregate-state.json`, `consent-ledger.jsonl` and
-/// `anonymous-id` at the top, each subsystem's files in a folder of its own. After revoke-all only the first two
-/// are left.
+/// The data directory follows ``PrivacyDataDirectory``: `featuregate-state.json`, `consent-ledger.jsonl` (with its
+/// `.checkpoint`), `anonymous-id`, `featuregate-remote.json` and `.featuregate.lock` at the top, each subsystem's
+/// files in a folder of its own. After revoke-all only `PrivacyDataDirectory.retainedFileNames` are left (the lock
+/// file, the gate's state, the ledger and its checkpoint), with `featuregate-remote.json` once a server payload
+/// was kept: four or five files.
 final class DemoSDK: Sendable {
     let files: PrivacyDataDirectory
     let privacy: PrivacyManager
