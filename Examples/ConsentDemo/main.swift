@@ -121,7 +121,7 @@ func printTable(_ title: String, notes: [String] = []) async {
     } else {
         for (index, row) in rows.enumerated() {
             let name = FeatureCatalog.builtIn.name(of: row.feature) ?? "\(row.feature)"
-            print("\(index == 0 ? "ledger   " : "         ") \(name): \(row.counts)  (allowed/refused)")
+            print("\(index == 0 ? "ledger   " : "         ") \(name): \(row.counts)")
         }
     }
 }

@@ -46,14 +46,16 @@ public struct IOCounts: Sendable, Hashable, CustomStringConvertible {
         for index in left.values.indices { left.values[index] += right.values[index] }
     }
 
-    /// `storage 2/0 transport 1/3 …`: allowed/refused per operation, skipping operations with no count.
+    /// `storage: 2 allowed; transport: 1 allowed, 3 refused`: what was allowed and refused per operation, skipping
+    /// operations with no count and counts of zero; `nothing` when nothing was counted.
     public var description: String {
         let parts = IOLedger.Operation.allCases.compactMap { operation -> String? in
             let allowed = self[operation, .allowed]
             let refused = self[operation, .refused]
             guard allowed != 0 || refused != 0 else { return nil }
-            return "\(operation) \(allowed)/\(refused)"
+            let counts = [allowed != 0 ? "\(allowed) allowed" : nil, refused != 0 ? "\(refused) refused" : nil]
+            return "\(operation): " + counts.compactMap { $0 }.joined(separator: ", ")
         }
-        return parts.isEmpty ? "nothing" : parts.joined(separator: " ")
+        return parts.isEmpty ? "nothing" : parts.joined(separator: "; ")
     }
 }

@@ -64,12 +64,13 @@ public struct RevocationReport: Sendable, CustomStringConvertible {
     /// failed counts even when a later purge of the same subsystem, in the same call, found nothing left.
     public var isComplete: Bool { failures.isEmpty && totalPurged.failures.isEmpty }
 
-    /// A few lines: records, features, purges, identifier, erasure, failures.
+    /// A few lines: records, features, stops, purges, identifier, erasure, failures.
     public var description: String {
         var lines = [
             "consent records appended: \(consentRecords.count)",
             "features disabled: \(disabledFeatures)",
         ]
+        if !stoppedSubsystems.isEmpty { lines.append("stopped: " + stoppedSubsystems.joined(separator: ", ")) }
         if purges.isEmpty {
             lines.append("purged: nothing left to purge")
         } else {
