@@ -24,7 +24,8 @@ final class DemoSDK: Sendable {
     let identifier: AnonymousIdentifier
     let runtime: SubsystemRuntime
     let revocation: ConsentRevocation
-    let ledger = IOLedger()
+    /// What each feature's gated I/O allowed and refused.
+    let counter = IOCounter()
     let collector: LoopbackCollector
     let analytics: AnalyticsSubsystem
     /// Fetches the server's kill switch from the collector, only while some feature is enabled locally.
@@ -57,7 +58,7 @@ final class DemoSDK: Sendable {
             configuration: configuration, store: FileFeatureStore(url: files.stateFile), consentPolicy: policy,
             remoteLayer: RemoteLayerFile(
                 url: files.remoteLayerFile, interpreter: RemoteConfigInterpreter(target: Self.remoteTarget)))
-        let ledger = ledger
+        let counter = counter
         let runtime = SubsystemRuntime(privacy: privacy)
         self.privacy = privacy
         self.runtime = runtime
@@ -80,18 +81,18 @@ final class DemoSDK: Sendable {
                 FileStorage(directory: dataDirectory.appending(path: folder)),
                 features: feature,
                 privacy: privacy,
-                ledger: ledger
+                counter: counter
             )
         }
         func transport(_ feature: Feature) -> GatedTransport {
-            GatedTransport(http, features: feature, privacy: privacy, ledger: ledger)
+            GatedTransport(http, features: feature, privacy: privacy, counter: counter)
         }
         uploads = transport(.analytics)
         analytics = AnalyticsSubsystem(
             storage: storage("analytics", .analytics),
             transport: uploads,
             privacy: privacy,
-            ledger: ledger
+            counter: counter
         )
         runtime.register(PushSubsystem(storage: storage("push", .push), transport: transport(.push)))
         runtime.register(analytics)

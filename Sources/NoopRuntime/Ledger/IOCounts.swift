@@ -4,13 +4,13 @@ public struct IOCounts: Sendable, Hashable, CustomStringConvertible {
 
     /// All counts at zero.
     public init() {
-        values = Array(repeating: 0, count: IOLedger.Operation.allCases.count * IOLedger.Outcome.allCases.count)
+        values = Array(repeating: 0, count: IOCounter.Operation.allCases.count * IOCounter.Outcome.allCases.count)
     }
 
     /// The count of `operation` with `outcome`.
-    public subscript(operation: IOLedger.Operation, outcome: IOLedger.Outcome) -> Int {
-        get { values[operation.rawValue * IOLedger.Outcome.allCases.count + outcome.rawValue] }
-        set { values[operation.rawValue * IOLedger.Outcome.allCases.count + outcome.rawValue] = newValue }
+    public subscript(operation: IOCounter.Operation, outcome: IOCounter.Outcome) -> Int {
+        get { values[operation.rawValue * IOCounter.Outcome.allCases.count + outcome.rawValue] }
+        set { values[operation.rawValue * IOCounter.Outcome.allCases.count + outcome.rawValue] = newValue }
     }
 
     /// Storage reads, writes and removes that went through.
@@ -49,7 +49,7 @@ public struct IOCounts: Sendable, Hashable, CustomStringConvertible {
     /// `storage: 2 allowed; transport: 1 allowed, 3 refused`: what was allowed and refused per operation, skipping
     /// operations with no count and counts of zero; `nothing` when nothing was counted.
     public var description: String {
-        let parts = IOLedger.Operation.allCases.compactMap { operation -> String? in
+        let parts = IOCounter.Operation.allCases.compactMap { operation -> String? in
             let allowed = self[operation, .allowed]
             let refused = self[operation, .refused]
             guard allowed != 0 || refused != 0 else { return nil }
