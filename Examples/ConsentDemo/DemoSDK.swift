@@ -12,9 +12,11 @@ struct DemoError: Error, CustomStringConvertible {
 /// A small SDK built the way FeatureGate intends: consent decides the features, every subsystem reaches files
 /// and the network only through gated wrappers, and the runtime starts, stops and purges them as features change.
 ///
-/// The data directory follows ``PrivacyDataDirectory``: `featuregate-state.json`, `consent-ledger.jsonl` and
-/// `anonymous-id` at the top, each subsystem's files in a folder of its own. After revoke-all only the first two
-/// are left.
+/// The data directory follows ``PrivacyDataDirectory``: `featuregate-state.json`, `consent-ledger.jsonl` (with its
+/// `.checkpoint`), `anonymous-id`, `featuregate-remote.json` and `.featuregate.lock` at the top, each subsystem's
+/// files in a folder of its own. After revoke-all only `PrivacyDataDirectory.retainedFileNames` are left (the lock
+/// file, the gate's state, the ledger and its checkpoint), with `featuregate-remote.json` once a server payload
+/// was kept: four or five files.
 final class DemoSDK: Sendable {
     let files: PrivacyDataDirectory
     let privacy: PrivacyManager
@@ -22,7 +24,8 @@ final class DemoSDK: Sendable {
     let identifier: AnonymousIdentifier
     let runtime: SubsystemRuntime
     let revocation: ConsentRevocation
-    let ledger = IOLedger()
+    /// What each feature's gated I/O allowed and refused.
+    let counter = IOCounter()
     let collector: LoopbackCollector
     let analytics: AnalyticsSubsystem
     /// Fetches the server's kill switch from the collector, only while some feature is enabled locally.
@@ -55,7 +58,7 @@ final class DemoSDK: Sendable {
             configuration: configuration, store: FileFeatureStore(url: files.stateFile), consentPolicy: policy,
             remoteLayer: RemoteLayerFile(
                 url: files.remoteLayerFile, interpreter: RemoteConfigInterpreter(target: Self.remoteTarget)))
-        let ledger = ledger
+        let counter = counter
         let runtime = SubsystemRuntime(privacy: privacy)
         self.privacy = privacy
         self.runtime = runtime
@@ -78,18 +81,18 @@ final class DemoSDK: Sendable {
                 FileStorage(directory: dataDirectory.appending(path: folder)),
                 features: feature,
                 privacy: privacy,
-                ledger: ledger
+                counter: counter
             )
         }
         func transport(_ feature: Feature) -> GatedTransport {
-            GatedTransport(http, features: feature, privacy: privacy, ledger: ledger)
+            GatedTransport(http, features: feature, privacy: privacy, counter: counter)
         }
         uploads = transport(.analytics)
         analytics = AnalyticsSubsystem(
             storage: storage("analytics", .analytics),
             transport: uploads,
             privacy: privacy,
-            ledger: ledger
+            counter: counter
         )
         runtime.register(PushSubsystem(storage: storage("push", .push), transport: transport(.push)))
         runtime.register(analytics)

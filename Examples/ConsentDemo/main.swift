@@ -115,13 +115,13 @@ func printTable(_ title: String, notes: [String] = []) async {
                 + "\(held.dropped) dropped, \(held.purged) purged")
     }
 
-    let rows = sdk.ledger.snapshot()
+    let rows = sdk.counter.snapshot()
     if rows.isEmpty {
-        print("ledger    nothing allowed, nothing refused")
+        print("io        nothing allowed, nothing refused")
     } else {
         for (index, row) in rows.enumerated() {
             let name = FeatureCatalog.builtIn.name(of: row.feature) ?? "\(row.feature)"
-            print("\(index == 0 ? "ledger   " : "         ") \(name): \(row.counts)  (allowed/refused)")
+            print("\(index == 0 ? "io       " : "         ") \(name): \(row.counts)")
         }
     }
 }

@@ -2,26 +2,27 @@ import FeatureGate
 import FeatureGateConfig
 import Foundation
 
-/// `featuregate convert FILE --to json|xml|binary [-o OUT]`: rewrites a config in another format.
+/// `featuregate convert FILE --to json|xml|binary|openstep [-o OUT]`: rewrites a config in another format.
 enum ConvertCommand: ToolCommand {
     static let name = "convert"
     static let usage =
-        "featuregate convert FILE --to json|xml|binary [-o OUT] [--lenient | --airship] [--flag NAME=BIT]..."
+        "featuregate convert FILE --to json|xml|binary|openstep [-o OUT] [--lenient | --airship] [--flag NAME=BIT]..."
     static let flags: Set<String> = ReadingOptions.flags
     static let valued: Set<String> = ReadingOptions.valued.union(["--to", "-o", "--output"])
 
     static let help = """
-        OVERVIEW: Write a config as JSON, an XML plist or a binary plist.
+        OVERVIEW: Write a config as JSON, an XML plist, a binary plist or an old-style (OpenStep) plist.
 
-        FILE is read and validated first; an invalid FILE converts to nothing (exit 1). The output holds
+        FILE is read and validated first; an invalid FILE converts to nothing (exit 1). Every key is kept:
         enabledFeatures as a sorted array of names (never 'all' or a bitmask, so it means the same flags when an
-        SDK adds new ones) and resetEnabledFeatures. Other keys are not converted; a note on standard error
-        lists them.
+        SDK adds new ones) and resetEnabledFeatures in canonical form, every other key with its value and type.
+        A value the target format cannot hold (a date in JSON, a number in an old-style plist) is an error that
+        names its key path, and nothing is written.
 
         USAGE: \(usage)
 
         OPTIONS:
-          --to FORMAT         json, xml or binary.
+          --to FORMAT         json, xml, binary or openstep.
           -o, --output OUT    Write to OUT (replaced atomically; FILE itself may be OUT) instead of standard
                               output; OUT '-' is standard output. A binary plist is not written to a terminal.
         \(ReadingOptions.help)
@@ -36,10 +37,10 @@ enum ConvertCommand: ToolCommand {
             throw UsageError(message: arguments.operands.isEmpty ? "no FILE given" : "convert takes one FILE")
         }
         guard let target = try arguments.value("--to") else {
-            throw UsageError(message: "--to json|xml|binary is required")
+            throw UsageError(message: "--to json|xml|binary|openstep is required")
         }
         guard let format = ConfigFormat(rawValue: target) else {
-            throw UsageError(message: "--to \(target): expected json, xml or binary")
+            throw UsageError(message: "--to \(target): expected json, xml, binary or openstep")
         }
         if arguments.values["-o"] != nil && arguments.values["--output"] != nil {
             throw UsageError(message: "give -o or --output, not both")

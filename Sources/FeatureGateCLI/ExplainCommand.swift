@@ -18,7 +18,8 @@ enum ExplainCommand: ToolCommand {
         Starts the gate as an app would: with FILE's configuration and, when given, the state a FileFeatureStore
         saved (STATE_FILE, e.g. {"decidedFeatures":17,"deniedConsentCategories":[],"enabledFeatures":1,"version":2}).
         Flags decided in the stored state keep their value; every other flag follows the configuration, and
-        resetEnabledFeatures discards the stored state. Nothing is written; the state file is only read.
+        resetEnabledFeatures discards the stored flags (never a consent refusal, which the app keeps too). Nothing is
+        written; the state file is only read.
 
         USAGE: \(usage)
 
@@ -72,9 +73,12 @@ enum ExplainCommand: ToolCommand {
                 + (defaulted ? " (missing: Airship's default, every feature)" : ""))
         console.out("  resetEnabledFeatures: \(configuration.resetEnabledFeatures)")
         if let statePath, let record {
-            let stored = (try? FeatureStateRecord(decoding: record)).map { describe($0, catalog: catalog) }
-            let note = configuration.resetEnabledFeatures ? " (discarded: resetEnabledFeatures is true)" : ""
-            console.out("state: \(statePath): \(stored ?? "unreadable")\(note)")
+            // A reset discards the decided flags, never a consent refusal: the library keeps those (fail closed).
+            let reset = configuration.resetEnabledFeatures
+            let stored = (try? FeatureStateRecord(decoding: record)).map {
+                describe($0, catalog: catalog, reset: reset)
+            }
+            console.out("state: \(statePath): \(stored ?? "unreadable" + (reset ? discarded : ""))")
         } else {
             console.out("state: none (a first launch: nothing stored)")
         }
@@ -128,18 +132,22 @@ enum ExplainCommand: ToolCommand {
     private static func list(_ names: [String]) -> String { "[" + names.joined(separator: ", ") + "]" }
 
     /// What a stored record decided: the flags on, the flags off (those it does not name follow the
-    /// configuration), and the consent refusals it keeps.
-    private static func describe(_ record: FeatureStateRecord, catalog: FeatureCatalog) -> String {
+    /// configuration), and the consent refusals it keeps. With `reset`, says which part the reset discards (the
+    /// decided flags) and which it keeps (the refusals).
+    private static func describe(_ record: FeatureStateRecord, catalog: FeatureCatalog, reset: Bool) -> String {
         let decided = catalog.mask(record.decidedFeatures)
-        var parts = [
-            "on \(list(catalog.names(of: decided.intersection(record.enabledFeatures))))",
-            "off \(list(catalog.names(of: decided.subtracting(record.enabledFeatures))))",
-        ]
+        var text =
+            "on \(list(catalog.names(of: decided.intersection(record.enabledFeatures))))"
+            + ", off \(list(catalog.names(of: decided.subtracting(record.enabledFeatures))))"
+            + (reset ? discarded : "")
         if !record.deniedConsentCategories.isEmpty {
-            parts.append("consent refused \(list(record.deniedConsentCategories.sorted().map(\.description)))")
+            text += ", consent refused \(list(record.deniedConsentCategories.sorted().map(\.description)))"
+            if reset { text += " (kept: a reset never undoes a consent refusal)" }
         }
-        return parts.joined(separator: ", ")
+        return text
     }
+
+    private static let discarded = " (discarded: resetEnabledFeatures is true)"
 
     private static func pad(_ text: String, _ width: Int) -> String {
         text + String(repeating: " ", count: max(1, width - text.count))

@@ -143,8 +143,11 @@ import Testing
             ["explain", "--state", "a", "--state", "b", "c"],
             "featuregate explain: error: option '--state' is given more than once"
         ),
-        (["convert", "x"], "featuregate convert: error: --to json|xml|binary is required"),
-        (["convert", "x", "--to", "yaml"], "featuregate convert: error: --to yaml: expected json, xml or binary"),
+        (["convert", "x"], "featuregate convert: error: --to json|xml|binary|openstep is required"),
+        (
+            ["convert", "x", "--to", "yaml"],
+            "featuregate convert: error: --to yaml: expected json, xml, binary or openstep"
+        ),
         (
             ["convert", "x", "--to", "json", "-o", "a", "--output", "b"],
             "featuregate convert: error: give -o or --output, not both"
@@ -198,7 +201,8 @@ import Testing
         ),
         (
             ["convert", "--help", "--to", "yaml"],
-            "USAGE: featuregate convert FILE --to json|xml|binary [-o OUT] [--lenient | --airship] [--flag NAME=BIT]..."
+            "USAGE: featuregate convert FILE --to json|xml|binary|openstep [-o OUT] [--lenient | --airship]"
+                + " [--flag NAME=BIT]..."
         ),
     ])
     func helpWorksOnEveryCommand(arguments: [String], usage: String) throws {
@@ -208,6 +212,16 @@ import Testing
         #expect(run.status == 0)
         #expect(run.lines.contains(usage))
         #expect(run.errorOutput.isEmpty)
+    }
+
+    @Test func convertHelpSaysEveryKeyIsKeptAndListsEveryFormat() throws {
+        let directory = fixtures()
+        defer { directory.cleanUp() }
+        let run = try featuregate(["convert", "--help"], in: directory)
+        #expect(run.status == 0)
+        #expect(!run.output.contains("not converted"))
+        #expect(run.output.contains("Every key is kept"))
+        #expect(run.output.contains("--to FORMAT         json, xml, binary or openstep."))
     }
 
     // MARK: - explain
@@ -280,6 +294,28 @@ import Testing
         #expect(
             try Data(contentsOf: directory.url.appending(path: "state.json"))
                 == FeatureStateRecord(enabledFeatures: [.analytics, .contacts]).encoded())
+    }
+
+    @Test func explainWithResetKeepsTheStoredConsentRefusalsAsTheLibraryDoes() throws {
+        let directory = fixtures()
+        defer { directory.cleanUp() }
+        let record = FeatureStateRecord(
+            enabledFeatures: .analytics, decidedFeatures: [.analytics, .contacts],
+            deniedConsentCategories: [.analytics, .advertising])
+        _ = directory.file("refused.json", record.encoded())
+        let run = try featuregate(["explain", "--state", "refused.json", "reset.plist"], in: directory)
+        #expect(run.status == 0)
+        #expect(
+            run.lines[3]
+                == "state: refused.json: on [analytics], off [contacts] (discarded: resetEnabledFeatures is true)"
+                + ", consent refused [advertising, analytics] (kept: a reset never undoes a consent refusal)")
+        // What the library does with the same record: the reset keeps the refusals.
+        let store = InMemoryFeatureStore(record: record.encoded())
+        _ = PrivacyManager(
+            configuration: PrivacyConfiguration(enabledFeatures: .push, resetEnabledFeatures: true), store: store)
+        let kept = try FeatureStateRecord(decoding: try #require(try store.load()))
+        #expect(kept.deniedConsentCategories == [.analytics, .advertising])
+        #expect(kept.decidedFeatures.isEmpty)
     }
 
     @Test func explainWithAnUnreadableStateFallsBackToTheConfigurationAndSaysSo() throws {

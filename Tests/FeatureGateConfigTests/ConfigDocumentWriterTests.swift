@@ -85,6 +85,20 @@ import Testing
         }
     }
 
+    @Test func anOldStylePlistQuotesEveryStringAReaderWouldTakeForAComment() throws {
+        // Found by the config fuzzer: `//nabled$$$$Features = x;` reads back as a comment, and the key is lost.
+        for string in ["//nabled$$$$Features", "/*x", "a//b", "a/*b*/", "/"] {
+            let text = #"{"enabledFeatures": [], "\#(string)": "\#(string)", "list": ["\#(string)"]}"#
+            let (_, tree) = try ConfigReader().parse(bytes: Array(text.utf8), source: "c")
+            let bytes = try ConfigDocumentWriter.data(for: tree, as: .openStep)
+            let (_, again) = try ConfigReader().parse(bytes: bytes, source: "c")
+            #expect(canonical(again) == canonical(tree), "\(String(decoding: bytes, as: UTF8.self))")
+            // Foundation reads the same tree from it.
+            let object = try PropertyListSerialization.propertyList(from: Data(bytes), format: nil)
+            #expect(canonical(try FoundationValueBridge.node(from: object, limits: .default)) == canonical(tree))
+        }
+    }
+
     @Test func theCanonicalFormReplacesFeatureGateKeysInPlaceAndAddsMissingOnes() throws {
         let text = #"{"site": "EU", "enabledFeatures": "push, analytics", "nested": {"enabledFeatures": "x"}}"#
         let (_, tree) = try ConfigReader().parse(bytes: Array(text.utf8), source: "c")

@@ -293,7 +293,10 @@ import Testing
             "<key>enabledFeatures</key>\n<integer>0x10</integer>",
             "line 5: <integer> holds 4 characters that are not a decimal integer"
         ),
-        ("<key>enabledFeatures</key>\n<real>fast</real>", #"line 5: <real> holds "fast""#),
+        (
+            "<key>enabledFeatures</key>\n<real>fast</real>",
+            "line 5: <real> holds 4 characters that are not a decimal number"
+        ),
         ("<key>enabledFeatures</key>\n<true>yes</true>", "line 5: <true> holds text"),
         ("<key>enabledFeatures</key>\n<data>!!</data>", "line 5: <data> holds text that is not base64"),
         ("<key>enabledFeatures</key>\n<array a=1/>", "line 5: expected a quoted attribute value in <array>, found '1'"),

@@ -66,6 +66,21 @@ import Darwin
                 "secret.plist: error: (root): line 5: <integer> holds 6 characters that are not a decimal integer"
             ])
 
+        // The same for a <real>, in every command that reads the file.
+        _ = directory.file(
+            "real.plist",
+            Data(
+                plist("<key>enabledFeatures</key><array/>\n<key>developmentAppSecret</key><real>S3CR3T-dev-1</real>")
+                    .utf8))
+        for command in [["check"], ["check", "--json"], ["explain"], ["convert", "--to", "json"]] {
+            let run = try featuregate(command + ["real.plist"], in: directory.url)
+            #expect(run.status == 1, "\(command)")
+            #expect(!(run.output + run.errorOutput).contains("S3CR3T"), "\(command)")
+            #expect(
+                (run.output + run.errorOutput).contains("<real> holds 12 characters that are not a decimal number"),
+                "\(command)")
+        }
+
         _ = directory.file(
             "crafted.json", Data(#"{"enabledFeatures": ["push\u001b[2J\nx"], "enabledFeatur\n\u001b": 1}"#.utf8))
         let text = try featuregate(["check", "crafted.json"], in: directory.url)

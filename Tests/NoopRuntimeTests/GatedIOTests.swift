@@ -177,7 +177,7 @@ import Testing
         #expect(ledger.snapshot().map(\.feature) == [.analytics, .contacts, .custom(bit: 31)])
         #expect(ledger.counts(for: .push).isZero)
         #expect(!ledger.totals.isSilent)
-        #expect(ledger.counts(for: .analytics).description == "storage 1/0 event 0/1")
+        #expect(ledger.counts(for: .analytics).description == "storage: 1 allowed; event: 1 refused")
     }
 
     @Test func concurrentRecordingLosesNothing() async {

@@ -25,7 +25,7 @@ final class AnalyticsSubsystem: Subsystem {
     private let session = LockedValue<(id: String?, sequence: Int)>((nil, 0))
     private let flushes = LockedValue<(next: Int, running: [Int: Task<FlushReport, Never>])>((0, [:]))
 
-    init(storage: GatedStorage, transport: GatedTransport, privacy: PrivacyManager, ledger: IOLedger) {
+    init(storage: GatedStorage, transport: GatedTransport, privacy: PrivacyManager, counter: IOCounter) {
         self.storage = storage
         buffer = GatedEventBuffer(
             features: .analytics,
@@ -33,7 +33,7 @@ final class AnalyticsSubsystem: Subsystem {
             privacy: privacy,
             backends: [QueueFileBackend(storage: storage), UploadBackend(transport: transport)],
             retryPolicy: RetryPolicy(maxAttempts: 3, initialDelay: .milliseconds(50), maxDelay: .seconds(1)),
-            ledger: ledger
+            counter: counter
         )
     }
 

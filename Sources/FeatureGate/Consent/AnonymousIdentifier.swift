@@ -55,7 +55,7 @@ public final class AnonymousIdentifier: Sendable, CustomStringConvertible {
     ///
     /// - Throws: When the identifier file exists but cannot be read, or a new one cannot be stored.
     public func current() throws -> UUID? {
-        guard privacy.isAnyFeatureEnabled() else { return nil }
+        guard privacy.isAnyEnabled() else { return nil }
         return try cached.withLock { cached in
             if let cached { return cached }
             if let stored = try readStored() {
@@ -75,7 +75,7 @@ public final class AnonymousIdentifier: Sendable, CustomStringConvertible {
                 }
                 // The last feature may have been disabled while writing; the observer's reset could have run
                 // before the write landed, so undo it here rather than leave an identifier on disk.
-                guard privacy.isAnyFeatureEnabled() else {
+                guard privacy.isAnyEnabled() else {
                     try AtomicFile.remove(at: url)
                     return nil
                 }

@@ -252,6 +252,7 @@ public final class PrivacyManager: Sendable {
     }
 
     /// Whether any feature at all is enabled. One atomic load.
+    @available(*, deprecated, renamed: "isAnyEnabled()")
     @inlinable
     public func isAnyFeatureEnabled() -> Bool {
         effectiveBits.load(ordering: .acquiring) != 0
@@ -305,6 +306,7 @@ public final class PrivacyManager: Sendable {
     /// Turns `enable` on and `disable` off in one atomic change of the local layer: one save, one notification.
     ///
     /// A flag in both sets ends up disabled: when two decisions disagree, the gate fails closed.
+    @available(*, deprecated, message: "call disableFeatures(_:) and enableFeatures(_:): one way to change flags")
     public func updateFeatures(enable: Feature = [], disable: Feature = []) {
         update { $0.rules.decide(enable: enable, disable: disable) }
     }
@@ -331,12 +333,17 @@ public final class PrivacyManager: Sendable {
         return state.withLock { state in flags.map { state.rules.reason(for: $0) } }
     }
 
-    /// Explains one flag: on or off, and which layer decided.
+    /// Explains why `features` are on or off: for one flag, its reason; for several, the reason of the first flag
+    /// (lowest bit) that holds the set off, or of the lowest flag when all are on. Never traps.
     ///
-    /// - Precondition: `flag` is exactly one flag; for several, use ``reasons(for:)``.
-    public func reason(for flag: Feature) -> FeatureReason {
-        precondition(flag.rawValue.nonzeroBitCount == 1, "reason(for:) explains one flag; use reasons(for:)")
-        return state.withLock { $0.rules.reason(for: flag) }
+    /// The empty set explains nothing: its reason names no flag and reads off, from the configuration. For every
+    /// flag of a set, use ``reasons(for:)``.
+    public func reason(for features: Feature) -> FeatureReason {
+        let all = reasons(for: features)
+        return all.first { !$0.isEnabled } ?? all.first
+            ?? FeatureReason(
+                feature: [], isLocallyEnabled: false, isRemotelyDisabled: false, remoteRule: nil, source: .configuration,
+                decidingCategory: nil, withholdingConsent: [:], consentBlockers: [:])
     }
 
     /// How many times a flag of `features` has gone from enabled to disabled in the effective set since the

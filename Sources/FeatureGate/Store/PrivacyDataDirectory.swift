@@ -13,7 +13,8 @@ import Foundation
 /// | `.featuregate.lock` | nothing: the lock processes sharing the directory take before they write | kept |
 ///
 /// Keep the SDK's own files (queues, caches, registrations) in subdirectories its subsystems purge: after
-/// revoke-all the directory then holds only ``retainedFileNames``.
+/// revoke-all the directory then holds only ``retainedFileNames`` and, once a server payload was kept,
+/// `featuregate-remote.json` (``remoteLayerFileName``).
 ///
 /// A value of this type only computes URLs: it creates, reads and writes nothing.
 public struct PrivacyDataDirectory: Sendable, Hashable, CustomStringConvertible {
@@ -31,8 +32,9 @@ public struct PrivacyDataDirectory: Sendable, Hashable, CustomStringConvertible 
     /// `.featuregate.lock`: the inter-process lock file, created the first time anything is written or deleted in
     /// the directory. It holds nothing and is never deleted.
     public static let lockFileName = AtomicFile.lockFileName
-    /// The only files revoke-all leaves in the directory: the lock file, the gate's state, the consent ledger and its
-    /// checkpoint, sorted (and the remote layer, when a server payload was ever kept).
+    /// The files revoke-all always leaves in the directory: the lock file, the gate's state, the consent ledger and
+    /// its checkpoint, sorted. The remote layer (``remoteLayerFileName``) is left too when a server payload was ever
+    /// kept: it holds no personal data.
     public static let retainedFileNames = [
         lockFileName, consentLedgerFileName, consentLedgerCheckpointFileName, stateFileName,
     ]

@@ -273,8 +273,15 @@ package enum ConfigDocumentWriter {
     }
 
     /// A string bare when it can be, quoted otherwise; every character outside printable ASCII as `\U` escapes.
+    ///
+    /// Bare only when no reader could take it for anything else: `//` or `/*` (anywhere, as a reader may split a
+    /// bare string there) would start a comment, and the string would be lost.
     private static func openStepString(_ string: String) -> String {
-        if !string.isEmpty && string.utf8.allSatisfy(isUnquotedStringByte) { return string }
+        if !string.isEmpty && string.utf8.allSatisfy(isUnquotedStringByte) && !string.contains("//")
+            && !string.contains("/*")
+        {
+            return string
+        }
         var result = "\""
         for unit in string.utf16 {
             switch unit {

@@ -40,7 +40,7 @@ public final class GatedEventBuffer<Event: Sendable>: Sendable {
     public let retryPolicy: RetryPolicy
 
     @usableFromInline let privacy: PrivacyManager
-    @usableFromInline let ledger: IOLedger
+    @usableFromInline let ledger: IOCounter
     private let backends: [any EventBackend<Event>]
     private let sleep: Sleeper
     private let state: LockedValue<State>
@@ -54,7 +54,7 @@ public final class GatedEventBuffer<Event: Sendable>: Sendable {
     ///   - privacy: The gate.
     ///   - backends: Where flushes deliver, each independently.
     ///   - retryPolicy: How failing backends are retried within one flush.
-    ///   - ledger: Counts accepted and refused events.
+    ///   - counter: Counts accepted and refused events (the default counts for no one).
     ///   - sleep: Waits between attempts; the default is `Task.sleep(for:)`.
     public init(
         features: Feature,
@@ -62,7 +62,7 @@ public final class GatedEventBuffer<Event: Sendable>: Sendable {
         privacy: PrivacyManager,
         backends: [any EventBackend<Event>],
         retryPolicy: RetryPolicy = .standard,
-        ledger: IOLedger,
+        counter: IOCounter = IOCounter(),
         sleep: @escaping Sleeper = { try? await Task.sleep(for: $0) }
     ) {
         precondition(!features.isEmpty, "a gated event buffer needs at least one feature")
@@ -72,7 +72,7 @@ public final class GatedEventBuffer<Event: Sendable>: Sendable {
         self.privacy = privacy
         self.backends = backends
         self.retryPolicy = retryPolicy
-        self.ledger = ledger
+        self.ledger = counter
         self.sleep = sleep
         let state = LockedValue(
             State(

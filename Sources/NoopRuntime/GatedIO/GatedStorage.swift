@@ -23,18 +23,21 @@ public struct GatedStorage: Sendable {
     public let features: Feature
     @usableFromInline let privacy: PrivacyManager
     @usableFromInline let inner: any Storage
-    @usableFromInline let ledger: IOLedger
+    @usableFromInline let ledger: IOCounter
     @usableFromInline let writes = WritesInFlight()
 
-    /// Wraps `inner`, gated on `features` (all of them) of `privacy`, counting into `ledger`.
+    /// Wraps `inner`, gated on `features` (all of them) of `privacy`, counting into `counter` (pass one you keep to
+    /// read the counts; the default counts for no one).
     ///
     /// - Precondition: `features` is not empty.
-    public init(_ inner: any Storage, features: Feature, privacy: PrivacyManager, ledger: IOLedger) {
+    public init(
+        _ inner: any Storage, features: Feature, privacy: PrivacyManager, counter: IOCounter = IOCounter()
+    ) {
         precondition(!features.isEmpty, "a gated storage needs at least one feature")
         self.inner = inner
         self.features = features
         self.privacy = privacy
-        self.ledger = ledger
+        self.ledger = counter
     }
 
     /// Whether calls go through right now.

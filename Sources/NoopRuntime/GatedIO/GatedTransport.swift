@@ -14,17 +14,20 @@ public struct GatedTransport: Sendable {
     public let features: Feature
     @usableFromInline let privacy: PrivacyManager
     @usableFromInline let inner: any Transport
-    @usableFromInline let ledger: IOLedger
+    @usableFromInline let ledger: IOCounter
 
-    /// Wraps `inner`, gated on `features` (all of them) of `privacy`, counting into `ledger`.
+    /// Wraps `inner`, gated on `features` (all of them) of `privacy`, counting into `counter` (pass one you keep to
+    /// read the counts; the default counts for no one).
     ///
     /// - Precondition: `features` is not empty.
-    public init(_ inner: any Transport, features: Feature, privacy: PrivacyManager, ledger: IOLedger) {
+    public init(
+        _ inner: any Transport, features: Feature, privacy: PrivacyManager, counter: IOCounter = IOCounter()
+    ) {
         precondition(!features.isEmpty, "a gated transport needs at least one feature")
         self.inner = inner
         self.features = features
         self.privacy = privacy
-        self.ledger = ledger
+        self.ledger = counter
     }
 
     /// Whether requests go out right now.

@@ -4,13 +4,13 @@ public struct IOCounts: Sendable, Hashable, CustomStringConvertible {
 
     /// All counts at zero.
     public init() {
-        values = Array(repeating: 0, count: IOLedger.Operation.allCases.count * IOLedger.Outcome.allCases.count)
+        values = Array(repeating: 0, count: IOCounter.Operation.allCases.count * IOCounter.Outcome.allCases.count)
     }
 
     /// The count of `operation` with `outcome`.
-    public subscript(operation: IOLedger.Operation, outcome: IOLedger.Outcome) -> Int {
-        get { values[operation.rawValue * IOLedger.Outcome.allCases.count + outcome.rawValue] }
-        set { values[operation.rawValue * IOLedger.Outcome.allCases.count + outcome.rawValue] = newValue }
+    public subscript(operation: IOCounter.Operation, outcome: IOCounter.Outcome) -> Int {
+        get { values[operation.rawValue * IOCounter.Outcome.allCases.count + outcome.rawValue] }
+        set { values[operation.rawValue * IOCounter.Outcome.allCases.count + outcome.rawValue] = newValue }
     }
 
     /// Storage reads, writes and removes that went through.
@@ -46,14 +46,16 @@ public struct IOCounts: Sendable, Hashable, CustomStringConvertible {
         for index in left.values.indices { left.values[index] += right.values[index] }
     }
 
-    /// `storage 2/0 transport 1/3 …`: allowed/refused per operation, skipping operations with no count.
+    /// `storage: 2 allowed; transport: 1 allowed, 3 refused`: what was allowed and refused per operation, skipping
+    /// operations with no count and counts of zero; `nothing` when nothing was counted.
     public var description: String {
-        let parts = IOLedger.Operation.allCases.compactMap { operation -> String? in
+        let parts = IOCounter.Operation.allCases.compactMap { operation -> String? in
             let allowed = self[operation, .allowed]
             let refused = self[operation, .refused]
             guard allowed != 0 || refused != 0 else { return nil }
-            return "\(operation) \(allowed)/\(refused)"
+            let counts = [allowed != 0 ? "\(allowed) allowed" : nil, refused != 0 ? "\(refused) refused" : nil]
+            return "\(operation): " + counts.compactMap { $0 }.joined(separator: ", ")
         }
-        return parts.isEmpty ? "nothing" : parts.joined(separator: " ")
+        return parts.isEmpty ? "nothing" : parts.joined(separator: "; ")
     }
 }

@@ -1,7 +1,7 @@
 import FeatureGate
 
 /// Per-feature counts of the I/O that gated wrappers allowed and refused, so tests and apps can assert that
-/// nothing happened.
+/// nothing happened. (Formerly `IOLedger`: not to be confused with the consent ledger, the audit trail.)
 ///
 /// Every gated wrapper (``GatedStorage``, ``GatedTransport``, ``GatedEventBuffer``) records each call it
 /// admits or refuses, under each flag of the features it is gated on: an operation gated on
@@ -12,7 +12,7 @@ import FeatureGate
 /// Recording is one relaxed atomic add per flag plus one for the totals: lock-free and allocation-free, so the
 /// refused path stays allocation-free. Reading walks the counters without a lock; a snapshot taken while other
 /// threads record may mix counts from just before and just after a concurrent operation.
-public final class IOLedger: @unchecked Sendable {
+public final class IOCounter: @unchecked Sendable {
     /// What kind of operation a count is about.
     public enum Operation: Int, Sendable, Hashable, CaseIterable, CustomStringConvertible {
         /// A read, write or remove through ``GatedStorage``.

@@ -138,6 +138,9 @@ public struct ConsentRevocation: Sendable {
         // Read before anything is disabled: the identifier deletes itself when the last feature goes off. An
         // unreadable file is not reported here: deleting it below fails too, and that is reported.
         let subject = try? identifier.stored()
+        // Before anything goes off: the runtime may stop and purge as soon as the first feature does, and the
+        // report must have every purge the revocation caused, however early.
+        let mark = runtime.lastEventSequence
         step(.beginning)
 
         let categories = Set(await consent.allStatuses.keys).union(consent.policy.features.keys)
@@ -155,7 +158,7 @@ public struct ConsentRevocation: Sendable {
         report.disabledFeatures = enabledBefore
         step(.consentRecorded)
 
-        await finish(pending, erasure: erasure, permit: runtime.exitPermit, into: &report)
+        await finish(pending, erasure: erasure, permit: runtime.exitPermit, since: mark, into: &report)
         return report
     }
 
@@ -181,22 +184,23 @@ public struct ConsentRevocation: Sendable {
         source: ConsentSource = .user, erasure: ErasureRequest? = nil
     ) async -> RevocationReport? {
         guard let pending = runtime.privacy.pendingRevocation else { return nil }
+        let mark = runtime.lastEventSequence
         var report = RevocationReport()
         report.resumed = true
         let (records, errors) = await consent.denyEveryCategory(source: source)
         report.consentRecords = records
         report.failures += errors.map { .consentNotRecorded($0) }
         // The pending record is the permit: the erasure it owes was earned by what ran before the kill.
-        await finish(pending, erasure: erasure, permit: OneShotPermit(armed: true), into: &report)
+        await finish(pending, erasure: erasure, permit: OneShotPermit(armed: true), since: mark, into: &report)
         return report
     }
 
-    /// Steps 3 to 6 of revoke-all: purge, identifier, erasure, and what of the pending record is done.
+    /// Steps 3 to 6 of revoke-all: purge, identifier, erasure, and what of the pending record is done. `mark` is
+    /// the runtime's journal position as the call began: every stop and purge after it is in the report.
     private func finish(
-        _ pending: PendingRevocation, erasure: ErasureRequest?, permit: OneShotPermit,
+        _ pending: PendingRevocation, erasure: ErasureRequest?, permit: OneShotPermit, since mark: UInt64,
         into report: inout RevocationReport
     ) async {
-        let mark = runtime.lastEventSequence
         report.requestKey = pending.requestKey
         let settling = Task { [runtime] in await runtime.settlePurgingStoppedSubsystems() }
         if await Abandonable.value(of: settling, within: deadline, sleep: sleep) == nil {
@@ -208,6 +212,7 @@ public struct ConsentRevocation: Sendable {
             }
         }
         report.purges = Self.merged(runtime.purges(after: mark))
+        report.stoppedSubsystems = Self.stopped(runtime.events(after: mark))
         let purged = report.totalPurged.failures.isEmpty && !report.failures.contains { $0.isSettling }
         step(.subsystemsPurged)
 
@@ -275,6 +280,17 @@ public struct ConsentRevocation: Sendable {
             case .failed(let underlying): return .failed(underlying)
             }
         }
+    }
+
+    /// The subsystems stopped because features went off (not for a shutdown), each once, in the order stopped.
+    private static func stopped(_ events: [LifecycleEvent]) -> [String] {
+        var names: [String] = []
+        for event in events {
+            if case .stopped(let disabled) = event.kind, !disabled.isEmpty, !names.contains(event.subsystem) {
+                names.append(event.subsystem)
+            }
+        }
+        return names
     }
 
     /// One entry per subsystem, in the order of its first purge.

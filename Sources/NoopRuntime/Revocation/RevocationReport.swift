@@ -11,7 +11,12 @@ public struct RevocationReport: Sendable, CustomStringConvertible {
     public var disabledFeatures: Feature
     /// What each subsystem purged during the call, one entry per subsystem purged, in the order of their first
     /// purge. A subsystem that was already purged cleanly and not started since is not purged again.
+    ///
+    /// Every purge the runtime ran from the moment the call began is here, including those it ran as soon as the
+    /// revocation switched the features off, before the call waited for the runtime to settle.
     public var purges: [SubsystemPurge]
+    /// The subsystems the runtime stopped during the call because their features went off, in the order stopped.
+    public var stoppedSubsystems: [String] = []
     /// Whether an anonymous identifier existed (cached or stored) and is now gone.
     public var identifierReset: Bool
     /// The temporary files of interrupted writes deleted from the anonymous identifier's directory, by name.
@@ -55,15 +60,17 @@ public struct RevocationReport: Sendable, CustomStringConvertible {
 
     /// Whether every step succeeded: every denial recorded, every purge complete, the identifier deleted.
     ///
-    /// The erasure request does not count: it may legitimately not be sent (see ``ErasureOutcome``).
+    /// The erasure request does not count: it may legitimately not be sent (see ``ErasureOutcome``). A purge that
+    /// failed counts even when a later purge of the same subsystem, in the same call, found nothing left.
     public var isComplete: Bool { failures.isEmpty && totalPurged.failures.isEmpty }
 
-    /// A few lines: records, features, purges, identifier, erasure, failures.
+    /// A few lines: records, features, stops, purges, identifier, erasure, failures.
     public var description: String {
         var lines = [
             "consent records appended: \(consentRecords.count)",
             "features disabled: \(disabledFeatures)",
         ]
+        if !stoppedSubsystems.isEmpty { lines.append("stopped: " + stoppedSubsystems.joined(separator: ", ")) }
         if purges.isEmpty {
             lines.append("purged: nothing left to purge")
         } else {

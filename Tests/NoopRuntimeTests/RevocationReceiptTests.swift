@@ -1,0 +1,102 @@
+import FeatureGate
+import Foundation
+import NoopRuntime
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A subsystem running by consent whose purge deletes one queued item; with `failing`, its first purge fails (the
+/// file was busy) and later ones find nothing left.
+private final class QueueSubsystem: Subsystem {
+    let name = "analytics"
+    let requiredFeatures: Feature = .analytics
+    let failing: Bool
+    private let purges = LockedValue(0)
+
+    init(failing: Bool) { self.failing = failing }
+
+    func start() async throws {}
+    func stop(reason: StopReason) async {}
+    func purge() async -> PurgeReport {
+        let first = purges.withLock { count in
+            count += 1
+            return count == 1
+        }
+        guard first else { return .empty }
+        return failing
+            ? PurgeReport(failures: ["analytics/queue.jsonl: busy"])
+            : PurgeReport(removedFiles: ["analytics/queue.jsonl"], droppedItems: 1)
+    }
+}
+
+/// Runs the jobs of the tasks that prefer it on one dispatch queue, outside the cooperative pool, so a test may
+/// block it.
+private final class DedicatedThreadExecutor: TaskExecutor {
+    private let queue = DispatchQueue(label: "RevocationReceiptTests")
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        queue.async { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
+    }
+}
+
+/// The receipt of a revoke-all: what it stopped and purged is in its report, however early the runtime got to it.
+@Suite struct RevocationReceiptTests {
+    /// A gate with consent, a runtime running `subsystem` because analytics was granted, and a revocation whose
+    /// step observer holds revoke-all back, right after it switched everything off, until the runtime has purged:
+    /// the earliest the runtime can get there.
+    private static func revokeWhileTheRuntimePurgesFirst(
+        _ subsystem: QueueSubsystem
+    ) async throws -> (RevocationReport, SubsystemRuntime) {
+        let privacy = gate()
+        let consent = ConsentManager(privacy: privacy, ledger: InMemoryConsentLedger())
+        let runtime = SubsystemRuntime(privacy: privacy)
+        runtime.register(subsystem)
+        runtime.start()
+        try await consent.setStatus(.granted, for: .analytics, source: .user)
+        await runtime.settle()
+        #expect(runtime.phase(of: subsystem) == .running)
+
+        var revocation = ConsentRevocation(
+            consent: consent, runtime: runtime, identifier: AnonymousIdentifier(privacy: privacy, url: nil),
+            deadline: unhurriedDeadline)
+        revocation.stepObserver = { step in
+            guard step == .recorded else { return }
+            // Everything is off now; wait (on this thread, as a slow ledger would) until the runtime has purged.
+            let deadline = Date().addingTimeInterval(60)
+            while !runtime.purges().contains(where: { $0.subsystem == "analytics" }) && Date() < deadline {
+                usleep(1_000)
+            }
+        }
+        // On a thread of its own: the wait above must not hold a thread the runtime's purge needs.
+        let report = await withTaskExecutorPreference(DedicatedThreadExecutor()) {
+            await revocation.revokeAll()
+        }
+        #expect(runtime.purges().contains { $0.subsystem == "analytics" })
+        return (report, runtime)
+    }
+
+    @Test func aSubsystemRunningByConsentThatRevokeAllPurgesIsInTheReport() async throws {
+        let (report, _) = try await Self.revokeWhileTheRuntimePurgesFirst(QueueSubsystem(failing: false))
+
+        #expect(report.purges.map(\.subsystem) == ["analytics"])
+        #expect(report.totalPurged.removedFiles == ["analytics/queue.jsonl"])
+        #expect(report.totalPurged.droppedItems == 1)
+        #expect(report.stoppedSubsystems == ["analytics"])
+        #expect(report.isComplete)
+        #expect(String(describing: report).contains("purged analytics: 1 file"))
+    }
+
+    @Test func aPurgeThatFailsWhileRevokeAllSwitchesEverythingOffMakesTheReportIncomplete() async throws {
+        let (report, _) = try await Self.revokeWhileTheRuntimePurgesFirst(QueueSubsystem(failing: true))
+
+        // Purged on the edge, where it failed, and again by the settle revoke-all asks for: both are in the receipt.
+        #expect(report.purges.map(\.subsystem) == ["analytics"])
+        #expect(report.totalPurged.failures == ["analytics/queue.jsonl: busy"])
+        #expect(!report.isComplete)
+    }
+}
