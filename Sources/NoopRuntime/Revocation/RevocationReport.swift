@@ -55,7 +55,9 @@ public struct RevocationReport: Sendable, CustomStringConvertible {
 
     /// Whether every step succeeded: every denial recorded, every purge complete, the identifier deleted.
     ///
-    /// The erasure request does not count: it may legitimately not be sent (see ``ErasureOutcome``).
+    /// The erasure request counts only when the server rejected it (``RevocationFailure/erasureRejected(statusCode:)``):
+    /// otherwise it is done, or still owed (``erasureStillOwed``), or may legitimately not be sent (see
+    /// ``ErasureOutcome``).
     public var isComplete: Bool { failures.isEmpty && totalPurged.failures.isEmpty }
 
     /// A few lines: records, features, purges, identifier, erasure, failures.
@@ -99,6 +101,9 @@ public enum RevocationFailure: Sendable, CustomStringConvertible {
     /// The subsystems had not settled when the deadline passed twice; the payload is the call cancelled last.
     /// Their purges may not have run.
     case subsystemsNotSettled(stillRunning: CancelledOperation?)
+    /// The server refused the erasure request with this 4xx status (see ``ErasureOutcome/rejected(_:)``): the
+    /// server may still hold the data. It is not retried.
+    case erasureRejected(statusCode: Int)
 
     var isSettling: Bool {
         if case .subsystemsNotSettled = self { return true }
@@ -114,6 +119,7 @@ public enum RevocationFailure: Sendable, CustomStringConvertible {
         case .temporaryFileNotRemoved(let error): "cannot remove a temporary file: \(error)"
         case .subsystemsNotSettled(let call):
             "the subsystems did not settle in time" + (call.map { " (cancelled \($0))" } ?? "")
+        case .erasureRejected(let status): "the server rejected the erasure request with status \(status)"
         }
     }
 }
