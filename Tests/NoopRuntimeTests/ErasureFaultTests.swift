@@ -9,7 +9,7 @@ private struct ErasureSDK {
     let privacy = gate()
     let consent: ConsentManager
     let runtime: SubsystemRuntime
-    let clock = ManualClock()
+    let clock = TestClock()
     let revocation: ConsentRevocation
     let erasure: ErasureRequest
     let server: LoopbackHTTPServer

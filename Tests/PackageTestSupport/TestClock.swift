@@ -1,7 +1,7 @@
 import Foundation
 
 /// A wall clock tests move by hand, so nothing that waits for time has to sleep.
-public final class ManualClock: @unchecked Sendable {
+public final class TestClock: @unchecked Sendable {
     private let lock = NSLock()
     private var time: Date
     private let start: Date
