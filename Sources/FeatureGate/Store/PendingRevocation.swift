@@ -26,6 +26,9 @@ public struct PendingRevocation: Sendable, Hashable, Codable {
     public var areSubsystemsPurged: Bool
     /// Whether the anonymous identifier's file (and the temporary files beside it) has been deleted.
     public var isIdentifierDeleted: Bool
+    /// The earliest time the owed erasure request may be sent again: the server asked to wait (`Retry-After` on a
+    /// 429 or 503), to the second; `nil` when it may go now.
+    public var erasureNotBefore: Date?
 
     /// Creates a pending revocation that has done nothing yet but record itself.
     ///
@@ -55,6 +58,7 @@ public struct PendingRevocation: Sendable, Hashable, Codable {
         var joined = self
         joined.isErasureOwed = isErasureOwed || newer.isErasureOwed
         joined.anonymousIdentifier = anonymousIdentifier ?? newer.anonymousIdentifier
+        joined.erasureNotBefore = erasureNotBefore ?? newer.erasureNotBefore
         joined.areSubsystemsPurged = false
         joined.isIdentifierDeleted = false
         return joined
@@ -64,6 +68,7 @@ public struct PendingRevocation: Sendable, Hashable, Codable {
     package mutating func markErasureDone() {
         isErasureOwed = false
         anonymousIdentifier = nil
+        erasureNotBefore = nil
     }
 
     /// The record's JSON, keys sorted.
@@ -76,6 +81,7 @@ public struct PendingRevocation: Sendable, Hashable, Codable {
 
     private enum CodingKeys: String, CodingKey {
         case requestKey, anonymousIdentifier, beganAt, isErasureOwed, areSubsystemsPurged, isIdentifierDeleted
+        case erasureNotBefore
     }
 
     /// Decodes the form ``encode(to:)`` writes: `beganAt` in whole seconds since 1970.
@@ -87,9 +93,13 @@ public struct PendingRevocation: Sendable, Hashable, Codable {
         isErasureOwed = try container.decode(Bool.self, forKey: .isErasureOwed)
         areSubsystemsPurged = try container.decode(Bool.self, forKey: .areSubsystemsPurged)
         isIdentifierDeleted = try container.decode(Bool.self, forKey: .isIdentifierDeleted)
+        erasureNotBefore = try container.decodeIfPresent(Int64.self, forKey: .erasureNotBefore).map {
+            Date(timeIntervalSince1970: TimeInterval($0))
+        }
     }
 
-    /// Encodes the record; `beganAt` as whole seconds since 1970, the identifier only while there is one.
+    /// Encodes the record; `beganAt` and `erasureNotBefore` as whole seconds since 1970, the identifier and the
+    /// time only while there is one.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(requestKey, forKey: .requestKey)
@@ -98,5 +108,7 @@ public struct PendingRevocation: Sendable, Hashable, Codable {
         try container.encode(isErasureOwed, forKey: .isErasureOwed)
         try container.encode(areSubsystemsPurged, forKey: .areSubsystemsPurged)
         try container.encode(isIdentifierDeleted, forKey: .isIdentifierDeleted)
+        try container.encodeIfPresent(
+            erasureNotBefore.map { Int64($0.timeIntervalSince1970.rounded(.up)) }, forKey: .erasureNotBefore)
     }
 }

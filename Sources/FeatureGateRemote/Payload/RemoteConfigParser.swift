@@ -45,6 +45,9 @@ public struct RemoteRuleOutcome: Sendable, Hashable {
 /// `disable_features` holds rules targeted by `sdk_versions` (Ivy constraints) and `app_versions` (a predicate).
 /// Anything malformed on those paths, even in a rule that would not apply, refuses the whole payload with a
 /// ``RemotePayloadError``: the parser never widens, drops or guesses.
+///
+/// A top-level `ok` that is present and not `true` (`{"ok":false,"payloads":[]}`) marks a failed response: it is
+/// refused too, so it can never lift a kill switch.
 public enum RemoteConfigParser {
     /// The largest payload read: 4 MiB (`RemoteLayerFile.maximumSize`).
     public static let maximumSize = RemoteLayerFile.maximumSize
@@ -82,6 +85,10 @@ public enum RemoteConfigParser {
         }
         guard case .object(let top) = root else {
             throw RemotePayloadError(keyPath: "", found: root.summary, expected: "a JSON object")
+        }
+        // A response the server marks as failed is no payload, whatever else it holds.
+        if let ok = top["ok"], ok != .bool(true) {
+            throw RemotePayloadError(keyPath: "ok", found: ok.summary, expected: "true (or no ok at all)")
         }
         var reader = Reader(target: target)
         let config = try top["payloads"].map { payloads throws(RemotePayloadError) in try reader.merge(payloads) }

@@ -44,8 +44,15 @@ public enum RemoteRefreshOutcome: Sendable, CustomStringConvertible {
 ///   payload that disables everything can still be lifted by the next one.
 /// - Requests are conditional: `If-None-Match` with the kept `ETag`, `If-Modified-Since` with the kept
 ///   `Last-Modified`.
-/// - Every failure (transport error, non-2xx status, invalid or oversized payload) keeps the kept layer and doubles
-///   the wait before the next attempt, up to ``Timing/maximumBackoff``.
+/// - Every failure (transport error, a status other than 200, invalid or oversized payload, an `ok` that is not
+///   `true`) keeps the kept layer and doubles the wait before the next attempt, up to ``Timing/maximumBackoff``.
+/// - A 429 or 503 with `Retry-After` (delta-seconds or an HTTP date) holds every request back, ``refresh()``'s too,
+///   until it has passed, capped at `RetryAfter.maximum` (1 day) so a hostile value cannot keep a lifted kill
+///   switch from the app for longer.
+/// - The interval a payload asks for is kept between ``Timing/minimumInterval`` (10 s) and
+///   ``Timing/maximumInterval`` (1 day), so no payload can make every call a request.
+/// - Validators (`ETag`, `Last-Modified`) longer than ``maximumValidatorLength`` bytes are neither kept nor sent: a
+///   server or proxy cannot make every later request carry a huge header (and be refused for it).
 ///
 /// Safe to call from any thread; concurrent calls send at most one request at a time.
 public final class RemoteDataRefresher: Sendable {
@@ -55,6 +62,8 @@ public final class RemoteDataRefresher: Sendable {
         public var defaultInterval: Double = 10
         /// The longest interval a payload can ask for (1 day), so a lifted switch always reaches the app.
         public var maximumInterval: Double = 86_400
+        /// The shortest interval a payload can ask for (10 seconds): a smaller value, `0` included, counts as this.
+        public var minimumInterval: Double = 10
         /// The wait after the first failure (10 seconds), doubled for each further failure in a row.
         public var initialBackoff: Double = 10
         /// The longest wait after failures: 10 minutes.
@@ -77,7 +86,12 @@ public final class RemoteDataRefresher: Sendable {
         var nextAllowed: Double = -.infinity
         var consecutiveFailures = 0
         var interval: Double
+        /// Until when (from `now`) the server's `Retry-After` holds every request back.
+        var retryAfterUntil: Double = -.infinity
     }
+
+    /// The longest `ETag` or `Last-Modified` kept and sent back, in bytes: 1 KiB.
+    public static let maximumValidatorLength = 1024
 
     /// Creates a refresher. Sends nothing until ``refreshIfDue()`` or ``refresh()`` is called.
     ///
@@ -127,12 +141,13 @@ public final class RemoteDataRefresher: Sendable {
         let claim: RemoteRefreshOutcome? = state.withLock { state in
             if state.isRefreshing { return .inProgress }
             if onlyIfDue && time < state.nextAllowed { return .notDue }
+            if time < state.retryAfterUntil { return .notDue }
             state.isRefreshing = true
             return nil
         }
         if let claim { return claim }
 
-        let outcome = await fetch()
+        let (outcome, retryAfter) = await fetch()
         let finished = now()
         state.withLock { state in
             state.isRefreshing = false
@@ -147,6 +162,10 @@ public final class RemoteDataRefresher: Sendable {
                 state.consecutiveFailures += 1
                 let exponent = Double(min(state.consecutiveFailures - 1, 30))
                 state.nextAllowed = finished + min(timing.initialBackoff * pow(2, exponent), timing.maximumBackoff)
+                if let retryAfter {
+                    state.retryAfterUntil = finished + retryAfter
+                    state.nextAllowed = max(state.nextAllowed, state.retryAfterUntil)
+                }
             case .nothingEnabled, .notDue, .inProgress:
                 break
             }
@@ -154,32 +173,43 @@ public final class RemoteDataRefresher: Sendable {
         return outcome
     }
 
-    private func fetch() async -> RemoteRefreshOutcome {
+    /// The request's outcome, and the server's `Retry-After` in seconds when it gave one.
+    private func fetch() async -> (RemoteRefreshOutcome, Double?) {
         var headers = ["Accept": "application/json"]
         if let kept = privacy.keptRemoteLayer {
-            if let entityTag = kept.entityTag { headers["If-None-Match"] = entityTag }
-            if let lastModified = kept.lastModified { headers["If-Modified-Since"] = lastModified }
+            if let entityTag = Self.validator(kept.entityTag) { headers["If-None-Match"] = entityTag }
+            if let lastModified = Self.validator(kept.lastModified) { headers["If-Modified-Since"] = lastModified }
         }
         let response: TransportResponse
         do {
             response = try await transport.send(TransportRequest(method: "GET", path: path, headers: headers))
         } catch {
-            return .failed("\(error)")
+            return (.failed("\(error)"), nil)
         }
-        if response.statusCode == 304 { return .notModified }
-        guard response.isSuccess else { return .failed("status \(response.statusCode)") }
+        if response.statusCode == 304 { return (.notModified, nil) }
+        // As Airship's clients: only a 200 carries remote data; any other status is a failure.
+        guard response.statusCode == 200 else {
+            let retryAfter = RetryAfter.delay(in: response).map { Double($0.components.seconds) }
+            return (.failed("status \(response.statusCode)"), retryAfter)
+        }
         do {
             let disables = try privacy.applyRemotePayload(
-                response.body, entityTag: response.header("ETag"), lastModified: response.header("Last-Modified"))
-            return .updated(disables)
+                response.body, entityTag: Self.validator(response.header("ETag")),
+                lastModified: Self.validator(response.header("Last-Modified")))
+            return (.updated(disables), nil)
         } catch .nothingEnabled {
-            return .nothingEnabled
+            return (.nothingEnabled, nil)
         } catch {
-            return .failed("\(error)")
+            return (.failed("\(error)"), nil)
         }
     }
 
+    /// `value`, unless it is longer than ``maximumValidatorLength`` bytes.
+    private static func validator(_ value: String?) -> String? {
+        value.flatMap { $0.utf8.count <= maximumValidatorLength ? $0 : nil }
+    }
+
     private static func clamp(_ interval: Double?, _ timing: Timing) -> Double {
-        min(interval ?? timing.defaultInterval, timing.maximumInterval)
+        max(min(interval ?? timing.defaultInterval, timing.maximumInterval), timing.minimumInterval)
     }
 }

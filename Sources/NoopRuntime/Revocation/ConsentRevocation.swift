@@ -32,6 +32,10 @@ import Foundation
 /// idempotency key (``ErasureRequest/idempotencyKeyHeader``), so the server can drop the duplicates a crash can
 /// cause.
 ///
+/// The erasure is owed until the server accepts it (2xx): an error status, a redirect (never followed) or no
+/// answer leaves it owed for the next call or start, which sends it again, not before a `Retry-After` the server
+/// gave; a 4xx rejection is a failure of the revocation. See <doc:ServersThatFail>.
+///
 /// ## After a crash
 /// Revoke-all records that it began before it changes anything (`PrivacyManager.pendingRevocation`, kept in the
 /// gate's state). If the process dies at any point after that, the next start finishes it before any subsystem
@@ -72,6 +76,8 @@ public struct ConsentRevocation: Sendable {
     private let sleep: @Sendable (Duration) async -> Void
     /// Called as revoke-all reaches each ``RevocationStep``: kill tests stop the process there.
     package var stepObserver: (@Sendable (RevocationStep) -> Void)?
+    /// The wall clock a `Retry-After` is measured on (tests set their own).
+    package var now: @Sendable () -> Date = { Date() }
 
     /// Ties the revocation to the SDK's consent, runtime and anonymous identifier. Does nothing else.
     ///
@@ -141,6 +147,8 @@ public struct ConsentRevocation: Sendable {
         // Before anything goes off: the runtime may stop and purge as soon as the first feature does, and the
         // report must have every purge the revocation caused, however early.
         let mark = runtime.lastEventSequence
+        // An erasure an earlier call still owes is sent again now, with its own permit: it was earned then.
+        let owedBefore = privacy.pendingRevocation?.isErasureOwed ?? false
         step(.beginning)
 
         let categories = Set(await consent.allStatuses.keys).union(consent.policy.features.keys)
@@ -158,7 +166,8 @@ public struct ConsentRevocation: Sendable {
         report.disabledFeatures = enabledBefore
         step(.consentRecorded)
 
-        await finish(pending, erasure: erasure, permit: runtime.exitPermit, since: mark, into: &report)
+        let permit = owedBefore ? OneShotPermit(armed: true) : runtime.exitPermit
+        await finish(pending, erasure: erasure, permit: permit, since: mark, into: &report)
         return report
     }
 
@@ -232,9 +241,23 @@ public struct ConsentRevocation: Sendable {
         }
         step(.identifierDeleted)
 
-        if let erasure {
-            let sending = Task { [runtime] in
-                await Self.send(erasure, pending, permit: permit, runtime)
+        // One attempt at a time per revocation in this process: a concurrent call that finds the key claimed, or the
+        // erasure no longer owed once it holds the claim, sends nothing. The claim is held until the outcome is
+        // recorded, so no call sends what another just had accepted.
+        let claimed = erasure != nil && Self.sendingKeys.withLock { $0.insert(pending.requestKey).inserted }
+        defer { if claimed { _ = Self.sendingKeys.withLock { $0.remove(pending.requestKey) } } }
+        var current = pending
+        if let recorded = runtime.privacy.pendingRevocation, recorded.requestKey == pending.requestKey {
+            current = recorded
+        } else if permit !== runtime.exitPermit {
+            // A retry whose record is gone: another call finished it.
+            current.isErasureOwed = false
+        }
+        if let erasure, !claimed || (pending.isErasureOwed && !current.isErasureOwed) {
+            report.erasure = .refusedNoPermit
+        } else if let erasure {
+            let sending = Task { [runtime, now, current] in
+                await Self.send(erasure, current, permit: permit, runtime, now: now)
             }
             if let outcome = await Abandonable.value(of: sending, within: deadline, sleep: sleep) {
                 report.erasure = outcome
@@ -246,11 +269,21 @@ public struct ConsentRevocation: Sendable {
         }
         step(.erasureSent)
 
-        let erasureDone = !pending.isErasureOwed || report.erasure.wasSent
+        var erasureDone = !pending.isErasureOwed || report.erasure.wasSent
+        var notBefore: Date?
+        switch report.erasure {
+        case .rejected(let response):
+            // Sending the same request again would be refused again: reported, not retried.
+            erasureDone = true
+            report.failures.append(.erasureRejected(statusCode: response.statusCode))
+        case .retryLater(_, let date?): notBefore = date
+        default: break
+        }
         do {
             try runtime.privacy.updatePendingRevocation(key: pending.requestKey) { pending in
                 pending.areSubsystemsPurged = pending.areSubsystemsPurged || purged
                 pending.isIdentifierDeleted = pending.isIdentifierDeleted || identifierDeleted
+                if let notBefore { pending.erasureNotBefore = notBefore }
                 if erasureDone { pending.markErasureDone() }
             }
         } catch {
@@ -262,17 +295,26 @@ public struct ConsentRevocation: Sendable {
 
     private func step(_ step: RevocationStep) { stepObserver?(step) }
 
+    /// The keys of the erasure requests being sent in this process right now.
+    private static let sendingKeys = LockedValue<Set<UUID>>([])
+
     private static func send(
         _ erasure: ErasureRequest,
         _ pending: PendingRevocation,
         permit: OneShotPermit,
-        _ runtime: SubsystemRuntime
+        _ runtime: SubsystemRuntime,
+        now: @Sendable () -> Date
     ) async -> ErasureOutcome {
         guard pending.isErasureOwed else { return .nothingWasEnabled }
+        // The server's Retry-After (kept, capped, in the pending record) holds every attempt back, across starts.
+        if let notBefore = pending.erasureNotBefore, now() < notBefore {
+            return .waitingForRetryAfter(until: notBefore)
+        }
         var request = erasure.makeRequest(pending.anonymousIdentifier)
         request.headers[ErasureRequest.idempotencyKeyHeader] = pending.requestKey.uuidString
         do {
-            return .sent(try await erasure.transport.sendExitRequest(request, permit: permit))
+            let response = try await erasure.transport.sendExitRequest(request, permit: permit)
+            return .answered(response, now: now())
         } catch {
             switch error {
             // An exit request ignores the gate, so `gateClosed` cannot happen; treat it as a refusal all the same.

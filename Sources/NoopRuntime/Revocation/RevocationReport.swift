@@ -60,8 +60,10 @@ public struct RevocationReport: Sendable, CustomStringConvertible {
 
     /// Whether every step succeeded: every denial recorded, every purge complete, the identifier deleted.
     ///
-    /// The erasure request does not count: it may legitimately not be sent (see ``ErasureOutcome``). A purge that
-    /// failed counts even when a later purge of the same subsystem, in the same call, found nothing left.
+    /// The erasure request counts only when the server rejected it (``RevocationFailure/erasureRejected(statusCode:)``):
+    /// otherwise it is done, or still owed (``erasureStillOwed``), or may legitimately not be sent (see
+    /// ``ErasureOutcome``). A purge that failed counts even when a later purge of the same subsystem, in the same
+    /// call, found nothing left.
     public var isComplete: Bool { failures.isEmpty && totalPurged.failures.isEmpty }
 
     /// A few lines: records, features, stops, purges, identifier, erasure, failures.
@@ -106,6 +108,9 @@ public enum RevocationFailure: Sendable, CustomStringConvertible {
     /// The subsystems had not settled when the deadline passed twice; the payload is the call cancelled last.
     /// Their purges may not have run.
     case subsystemsNotSettled(stillRunning: CancelledOperation?)
+    /// The server refused the erasure request with this 4xx status (see ``ErasureOutcome/rejected(_:)``): the
+    /// server may still hold the data. It is not retried.
+    case erasureRejected(statusCode: Int)
 
     var isSettling: Bool {
         if case .subsystemsNotSettled = self { return true }
@@ -121,6 +126,7 @@ public enum RevocationFailure: Sendable, CustomStringConvertible {
         case .temporaryFileNotRemoved(let error): "cannot remove a temporary file: \(error)"
         case .subsystemsNotSettled(let call):
             "the subsystems did not settle in time" + (call.map { " (cancelled \($0))" } ?? "")
+        case .erasureRejected(let status): "the server rejected the erasure request with status \(status)"
         }
     }
 }
