@@ -20,6 +20,7 @@ enum FeatureGateTool {
           explain   Show every feature, on or off, and why (configuration, stored state, reset).
           convert   Write a config as JSON, an XML plist or a binary plist.
           tcf       Decode IAB consent strings and apply a CMP's keys ('featuregate tcf --help').
+          gpp       Decode a GPP string, every US section field by field ('featuregate gpp --help').
           remote    Check a server's remote-data payload ('featuregate remote check --help').
           consent   Explain what a consent ledger decides under a config's policy ('featuregate consent --help').
 
@@ -37,6 +38,7 @@ enum FeatureGateTool {
         case "explain": return runCommand(ExplainCommand.self, rest, console: &console)
         case "convert": return runCommand(ConvertCommand.self, rest, console: &console)
         case "tcf": return TCFCommand.run(rest, console: &console)
+        case "gpp": return GPPCommand.run(rest, console: &console)
         case "remote": return RemoteCommand.run(rest, console: &console)
         case "consent": return ConsentCommand.run(rest, console: &console)
         case "--help", "-h", "help":
@@ -45,6 +47,7 @@ enum FeatureGateTool {
             case "explain": console.help(ExplainCommand.help)
             case "convert": console.help(ConvertCommand.help)
             case "tcf": console.help(TCFCommand.overview)
+            case "gpp": console.help(GPPCommand.overview)
             case "remote": console.help(RemoteCommand.overview)
             case "consent": console.help(ConsentCommand.overview)
             case nil: console.help(overview)
@@ -55,7 +58,9 @@ enum FeatureGateTool {
             return success
         default:
             let hint =
-                NameMatching.closest(to: command, among: ["check", "explain", "convert", "tcf", "remote", "consent"])
+                NameMatching.closest(
+                    to: command, among: ["check", "explain", "convert", "tcf", "gpp", "remote", "consent"]
+                )
                 .map { "; did you mean '\($0)'?" } ?? ""
             console.err("featuregate: error: unknown command '\(command)'\(hint)")
             console.err("Run 'featuregate --help' for the commands.")

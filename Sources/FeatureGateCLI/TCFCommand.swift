@@ -86,15 +86,17 @@ enum TCFDecodeCommand: ToolCommand {
                               vendorLegitimateInterests (ascending IDs), publisherRestrictions
                               ([{"purpose", "type", "vendors"}], type notAllowed, requireConsent,
                               requireLegitimateInterest or undefined (type 3, read as notAllowed), vendors as
-                              ranges [[first, last], ...], a single vendor as [id, id]), disclosedVendors,
-                              allowedVendors, publisherPurposeConsents, publisherPurposeLegitimateInterests,
+                              ranges [[first, last], ...], a single vendor as [id, id]), disclosedVendors
+                              (ranges, as for restrictions), allowedVendors, publisherPurposeConsents, publisherPurposeLegitimateInterests,
                               customPurposeConsents, customPurposeLegitimateInterests (empty when a segment is
                               absent) and diagnostics ([{"severity", "segment", "field", "bitOffset", "message"}]).
                               For a malformed string every other value is null.
           -h, --help          Show this help.
 
         EXIT STATUS: 0 the string is valid (warnings included), 1 it is malformed or unsupported (TCF v1, or
-        IsServiceSpecific 0 under TCF policy version 4 or later, say), 2 usage error.
+        IsServiceSpecific 0 under TCF policy version 4 or later, say) or invalid under TCF v2.3 (created on or
+        after 2026-03-01 without a disclosed-vendors segment: its fields are shown, with an error diagnostic),
+        2 usage error.
         """
 
     static func run(_ arguments: ParsedArguments, console: inout Console) throws(UsageError) -> Int32 {
@@ -103,13 +105,16 @@ enum TCFDecodeCommand: ToolCommand {
         }
         let asJSON = arguments.flags.contains("--json")
         do {
-            let tc = try TCString(string)
+            // Decoded for inspection: a string TCF v2.3 calls invalid still shows its fields, beside the error.
+            let tc = try TCString(inspecting: string)
+            let violation = tc.disclosedVendorsViolation
             if asJSON {
-                console.out(json(tc))
+                console.out(json(tc, error: violation))
             } else {
                 for line in text(tc) { console.out(line) }
+                if let violation { console.out("error: \(violation)") }
             }
-            return FeatureGateTool.success
+            return violation == nil ? FeatureGateTool.success : FeatureGateTool.failure
         } catch {
             if asJSON {
                 console.out(json(error))
@@ -144,18 +149,27 @@ enum TCFDecodeCommand: ToolCommand {
         "customPurposeLegitimateInterests", "diagnostics",
     ]
 
-    static func json(_ tc: TCString) -> JSONOutput {
+    static func json(_ tc: TCString, error: TCStringError? = nil) -> JSONOutput {
         let restrictions = tc.publisherRestrictions.map {
             JSONOutput.object([
                 ("purpose", .int($0.purpose)), ("type", .string($0.type.rawValue)),
                 ("vendors", TCFJSON.ranges($0.vendors)),
             ])
         }
-        let diagnostics = tc.warnings.map {
+        var diagnostics = tc.warnings.map {
             JSONOutput.object([
                 ("severity", .string(DiagnosticSeverity.warning.rawValue)), ("segment", .string($0.segment.rawValue)),
                 ("field", .null), ("bitOffset", .null), ("message", .string($0.description)),
             ])
+        }
+        // A rule about the string as a whole (TCF v2.3's disclosed vendors): an error at no bit.
+        if let error {
+            diagnostics.insert(
+                .object([
+                    ("severity", .string(DiagnosticSeverity.error.rawValue)),
+                    ("segment", .string(error.segment.rawValue)), ("field", .string(error.field)),
+                    ("bitOffset", .null), ("message", .string(error.description)),
+                ]), at: 0)
         }
         let values: [JSONOutput] = [
             .int(tc.version), .string(TCFJSON.date(tc.created)), .string(TCFJSON.date(tc.lastUpdated)),
@@ -165,7 +179,8 @@ enum TCFDecodeCommand: ToolCommand {
             TCFJSON.ids(tc.specialFeatureOptIns), TCFJSON.ids(tc.purposeConsents),
             TCFJSON.ids(tc.purposeLegitimateInterests), TCFJSON.ids(tc.vendorConsents),
             TCFJSON.ids(tc.vendorLegitimateInterests), .array(restrictions),
-            TCFJSON.ids(tc.disclosedVendors ?? []), TCFJSON.ids(tc.allowedVendors ?? []),
+            TCFJSON.ranges(TCFIDRanges(tc.disclosedVendors ?? [])),
+            TCFJSON.ids(tc.allowedVendors ?? []),
             TCFJSON.ids(tc.publisherTC?.purposeConsents ?? []),
             TCFJSON.ids(tc.publisherTC?.purposeLegitimateInterests ?? []),
             TCFJSON.ids(tc.publisherTC?.customPurposeConsents ?? []),

@@ -115,3 +115,22 @@ import Testing
         #expect(run.output.isEmpty)
     }
 }
+
+/// `featuregate tcf apply` on the GPP state sections.
+@Suite struct TCFApplyStateSectionTests {
+    @Test func aCaliforniaSaleOptOutWithSection8ShowsThirdPartySharingDenied() throws {
+        let directory = URL(filePath: NSTemporaryDirectory()).appending(path: "tcf-apply-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        // usca (8): SaleOptOut = 1, SharingOptOut = 2, GPC subsection off.
+        let keys = #"{"IABGPP_HDR_GppString": "DBABBg~BVYAAABA.Q", "IABGPP_GppSID": "8"}"#
+        try Data(keys.utf8).write(to: directory.appending(path: "keys.json"))
+        let run = try featuregate(["tcf", "apply", "--keys", "keys.json", "--json"], in: directory)
+        #expect(run.status == 0)
+        let categories = try run.jsonObject()["categories"] as? [String: String]
+        #expect(categories?["thirdPartySharing"] == "denied")
+        #expect(categories?["advertising"] == "unknown")
+        let text = try featuregate(["tcf", "apply", "--keys", "keys.json"], in: directory)
+        #expect(text.lines.contains("thirdPartySharing: denied"))
+    }
+}

@@ -27,7 +27,9 @@ import Testing
         #expect(object["vendorConsents"] as? [Int] == [23, 37, 47, 48, 53, 65, 98])
         #expect(object["vendorLegitimateInterests"] as? [Int] == [37, 47, 48, 53, 65, 98, 129])
         #expect(object["allowedVendors"] as? [Int] == [12, 23, 37, 47, 48, 53])
-        #expect(object["disclosedVendors"] as? [Int] == [23, 37, 47, 48, 53, 65, 98, 129])
+        #expect(
+            object["disclosedVendors"] as? [[Int]]
+                == [[23, 23], [37, 37], [47, 48], [53, 53], [65, 65], [98, 98], [129, 129]])
         #expect((object["publisherPurposeConsents"] as? [Int])?.count == 1)
         #expect(object["isServiceSpecific"] as? Bool == false)
         let diagnostics = try #require(object["diagnostics"] as? [[String: Any]])

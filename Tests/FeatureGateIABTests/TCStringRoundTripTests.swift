@@ -75,6 +75,12 @@ import Testing
                 #expect(error?.field == "IsServiceSpecific", "\(context)")
                 continue
             }
+            if disclosed == nil && fields.created >= 17_723_232_000 {
+                // TCF v2.3: created on or after 2026-03-01 without the disclosed-vendors segment is invalid.
+                let error = #expect(throws: TCStringError.self, "\(context)") { try TCString(string) }
+                #expect(error?.kind == .invalidSegment && error?.segment == .disclosedVendors, "\(context)")
+                continue
+            }
             let tc = try TCString(string)
             #expect(Int((tc.created.timeIntervalSince1970 * 10).rounded()) == fields.created, "\(context)")
             #expect(tc.cmpID == fields.cmpID && tc.cmpVersion == fields.cmpVersion, "\(context)")

@@ -11,9 +11,11 @@ import FeatureGate
 ///   purposes answered grants a category whose purposes (``TCFPurposeMapping``) all count, and denies the others.
 ///   The TC string and the pre-parsed keys are both read; where they disagree, the more restrictive wins.
 /// - US Privacy: an opt-out of sale denies `thirdPartySharing`.
-/// - GPP US National (when section 7 applies): an opt-out of sale denies `thirdPartySharing`; of sharing, both
-///   `thirdPartySharing` and `advertising`; of targeted advertising, `advertising`; so does Global Privacy Control
-///   for both. US signals only take away: not opting out grants nothing.
+/// - GPP US sections (US National, 7, and every state section, 8 to 27, each when `IABGPP_GppSID` lists it, or
+///   when that key is absent): an opt-out of sale (`SaleOptOut` = 1) denies `thirdPartySharing`; of sharing, both
+///   `thirdPartySharing` and `advertising`; of targeted advertising, `advertising`; so does a GPC subsection's
+///   `Gpc` = 1 for both. A section without a field contributes nothing for it. US signals only take away: not
+///   opting out grants nothing.
 /// - Signals combine with the most restrictive winning: denied over unknown over granted.
 public struct CMPConsent: Sendable, Hashable {
     /// The status of each category some signal decided. Categories no signal speaks to are absent.
@@ -22,8 +24,8 @@ public struct CMPConsent: Sendable, Hashable {
     public var consentMode: ConsentModeSnapshot
     /// Malformed signals (errors) and notes (warnings), in the order of ``CMPKey/all``.
     public var diagnostics: [CMPDiagnostic]
-    /// GPP's US National `Gpc` field, when the section applies and carries the GPC subsection; `nil` otherwise.
-    /// ``CMPConsentSource`` hands it to `ConsentManager.applyGlobalPrivacyControl(_:)`.
+    /// The GPC subsection's `Gpc` of the applicable GPP US sections that carry one (`true` when any says on);
+    /// `nil` when none does. ``CMPConsentSource`` hands it to `ConsentManager.applyGlobalPrivacyControl(_:)`.
     public var globalPrivacyControl: Bool?
 
     /// Whether any signal was malformed.
@@ -324,12 +326,17 @@ private struct SignalReader {
         case let text??:
             do {
                 let gpp = try GPPString(text)
-                if let usnat = gpp.usNational, applicable?.contains(GPPString.usNationalSectionID) ?? true {
-                    if usnat.saleOptOut == .optedOut { decide([.thirdPartySharing], .denied) }
-                    if usnat.sharingOptOut == .optedOut { decide([.thirdPartySharing, .advertising], .denied) }
-                    if usnat.targetedAdvertisingOptOut == .optedOut { decide([.advertising], .denied) }
-                    if usnat.globalPrivacyControl == true { decide([.thirdPartySharing, .advertising], .denied) }
-                    globalPrivacyControl = usnat.globalPrivacyControl
+                // Every US section (National and each state) the CMP says applies, by the same field names.
+                for id in gpp.usSections.keys.sorted() where applicable?.contains(id) ?? true {
+                    let section = gpp.usSections[id]!
+                    if section.saleOptOut == .optedOut { decide([.thirdPartySharing], .denied) }
+                    if section.sharingOptOut == .optedOut { decide([.thirdPartySharing, .advertising], .denied) }
+                    if section.targetedAdvertisingOptOut == .optedOut { decide([.advertising], .denied) }
+                    if let gpc = section.globalPrivacyControl {
+                        if gpc { decide([.thirdPartySharing, .advertising], .denied) }
+                        // Any applicable section that saw the signal on wins over one that saw it off.
+                        globalPrivacyControl = (globalPrivacyControl ?? false) || gpc
+                    }
                 }
                 if let usPrivacy = gpp.usPrivacy, applicable?.contains(GPPString.usPrivacySectionID) ?? true,
                     usPrivacy.optedOutOfSale == .yes

@@ -1,8 +1,9 @@
 /// A decoded IAB Global Privacy Platform string: the header's section IDs, and the sections FeatureGate acts on
-/// (US National, section 7; US Privacy, section 6). Other sections are kept as text.
+/// (US National, section 7; every US state section, 8 to 27; US Privacy, section 6). Other sections are kept as
+/// text.
 ///
 /// Decode with ``init(_:)``; a malformed header, a section count that does not match the header, or a malformed
-/// US National or US Privacy section throws a ``GPPStringError``.
+/// US section throws a ``GPPStringError``.
 public struct GPPString: Sendable, Hashable {
     /// The section ID of the US National section (`usnat`).
     public static let usNationalSectionID = 7
@@ -15,6 +16,8 @@ public struct GPPString: Sendable, Hashable {
     public var sectionIDs: [Int]
     /// Each section's encoded text, by section ID.
     public var sections: [Int: String]
+    /// Every US section the string carries (7 to 27), decoded field by field, by section ID.
+    public var usSections: [Int: GPPUSSection]
     /// The US National section, when present.
     public var usNational: USNationalSection?
     /// The US Privacy section, when present.
@@ -24,6 +27,43 @@ public struct GPPString: Sendable, Hashable {
     ///
     /// - Throws: ``GPPStringError`` naming the section, field and bit offset of the first problem.
     public init(_ string: String) throws(GPPStringError) {
+        let reading = GPPReading(string)
+        if let error = reading.errors.first { throw error }
+        version = reading.version ?? 1
+        sectionIDs = reading.sectionIDs
+        sections = reading.sections
+        usSections = reading.usSections
+        usNational = reading.usSections[Self.usNationalSectionID].map(USNationalSection.init(decoded:))
+        usPrivacy = reading.usPrivacy
+    }
+}
+
+/// Everything that could be read of a GPP string, every problem included, for tools that show them all
+/// (`featuregate gpp decode`). ``GPPString/init(_:)`` throws the first error instead.
+package struct GPPReading: Sendable {
+    /// The header's version, or `nil` when the header could not be read.
+    package var version: Int?
+    /// The section IDs the header lists (empty when it could not be read).
+    package var sectionIDs: [Int] = []
+    /// Each section's text, by ID.
+    package var sections: [Int: String] = [:]
+    /// The US sections that decoded.
+    package var usSections: [Int: GPPUSSection] = [:]
+    /// The US Privacy section, when it decoded.
+    package var usPrivacy: USPrivacyString?
+    /// Every problem: a header problem stops the reading; each malformed section adds one.
+    package var errors: [GPPStringError] = []
+
+    /// Reads `string` section by section.
+    package init(_ string: String) {
+        do {
+            try readHeader(string)
+        } catch {
+            errors.append(error)
+        }
+    }
+
+    private mutating func readHeader(_ string: String) throws(GPPStringError) {
         let parts = string.split(separator: "~", omittingEmptySubsequences: false)
         var header = try GPPBitReader(parts[0], section: "header")
         let typeOffset = header.offset
@@ -32,7 +72,7 @@ public struct GPPString: Sendable, Hashable {
             throw header.invalid("Type", at: typeOffset, found: "\(type)", expected: "3 (a GPP header)")
         }
         let versionOffset = header.offset
-        version = try header.int(6, "Version")
+        let version = try header.int(6, "Version")
         guard version == 1 else {
             throw header.invalid("Version", at: versionOffset, found: "\(version)", expected: "1")
         }
@@ -49,27 +89,35 @@ public struct GPPString: Sendable, Hashable {
             }
             ids.append(contentsOf: start...end)
         }
-        sectionIDs = ids
         guard parts.count - 1 == ids.count else {
             throw GPPStringError(
                 section: "header", field: "SectionIds", bitOffset: 24,
                 found: "\(parts.count - 1) section\(parts.count == 2 ? "" : "s") after the header",
                 expected: "one per section ID the header lists (\(ids.count))")
         }
-        var sections: [Int: String] = [:]
-        for (id, text) in zip(ids, parts.dropFirst()) { sections[id] = String(text) }
-        self.sections = sections
-        if let text = sections[Self.usNationalSectionID] {
-            usNational = try USNationalSection(text)
-        }
-        if let text = sections[Self.usPrivacySectionID] {
+        self.version = version
+        sectionIDs = ids
+        for (id, text) in zip(ids, parts.dropFirst()) {
+            sections[id] = String(text)
             do {
-                usPrivacy = try USPrivacyString(text)
+                if GPPUSSection.name(ofSection: id) != nil {
+                    usSections[id] = try GPPUSSection(sectionID: id, String(text))
+                } else if id == GPPString.usPrivacySectionID {
+                    usPrivacy = try Self.usPrivacy(String(text))
+                }
             } catch {
-                throw GPPStringError(
-                    section: "uspv1", field: error.field, bitOffset: error.characterOffset * 8, found: error.found,
-                    expected: error.expected)
+                errors.append(error)
             }
+        }
+    }
+
+    private static func usPrivacy(_ text: String) throws(GPPStringError) -> USPrivacyString {
+        do {
+            return try USPrivacyString(text)
+        } catch {
+            throw GPPStringError(
+                section: "uspv1", field: error.field, bitOffset: error.characterOffset * 8, found: error.found,
+                expected: error.expected)
         }
     }
 }
@@ -128,49 +176,43 @@ public struct USNationalSection: Sendable, Hashable {
     ///
     /// - Throws: ``GPPStringError`` for a truncated section, an unknown version, or an opt-out value of 3.
     public init(_ text: String) throws(GPPStringError) {
-        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
-        var core = try GPPBitReader(parts[0], section: "usnat")
-        let versionOffset = core.offset
-        version = try core.int(6, "Version")
-        guard version == 1 || version == 2 else {
-            throw core.invalid("Version", at: versionOffset, found: "\(version)", expected: "1 or 2")
+        self.init(decoded: try GPPUSSection(sectionID: GPPString.usNationalSectionID, text))
+    }
+
+    /// The typed view of a decoded `usnat` section (every field is there: the table lays them all out).
+    init(decoded section: GPPUSSection) {
+        func int(_ name: String) -> Int {
+            if case .int(let value)? = section[name] { return value }
+            return 0
         }
-        sharingNotice = try core.int(2, "SharingNotice")
-        saleOptOutNotice = try core.int(2, "SaleOptOutNotice")
-        sharingOptOutNotice = try core.int(2, "SharingOptOutNotice")
-        targetedAdvertisingOptOutNotice = try core.int(2, "TargetedAdvertisingOptOutNotice")
-        sensitiveDataProcessingOptOutNotice = try core.int(2, "SensitiveDataProcessingOptOutNotice")
-        sensitiveDataLimitUseNotice = try core.int(2, "SensitiveDataLimitUseNotice")
-        saleOptOut = try core.optOut("SaleOptOut")
-        sharingOptOut = try core.optOut("SharingOptOut")
-        targetedAdvertisingOptOut = try core.optOut("TargetedAdvertisingOptOut")
-        var sensitive: [Int] = []
-        for _ in 0..<(version == 1 ? 12 : 16) { sensitive.append(try core.int(2, "SensitiveDataProcessing")) }
-        sensitiveDataProcessing = sensitive
-        var children: [Int] = []
-        for _ in 0..<(version == 1 ? 2 : 3) { children.append(try core.int(2, "KnownChildSensitiveDataConsents")) }
-        knownChildSensitiveDataConsents = children
-        personalDataConsents = try core.int(2, "PersonalDataConsents")
-        mspaCoveredTransaction = try core.int(2, "MspaCoveredTransaction")
-        mspaOptOutOptionMode = try core.int(2, "MspaOptOutOptionMode")
-        mspaServiceProviderMode = try core.int(2, "MspaServiceProviderMode")
-        globalPrivacyControl = nil
-        for part in parts.dropFirst() {
-            var subsection = try GPPBitReader(part, section: "usnat.gpc")
-            let typeOffset = subsection.offset
-            let type = try subsection.int(2, "SubsectionType")
-            guard type == 1, globalPrivacyControl == nil else {
-                throw subsection.invalid(
-                    "SubsectionType", at: typeOffset, found: "\(type)", expected: "1 (the GPC subsection), once")
-            }
-            globalPrivacyControl = try subsection.int(1, "Gpc") == 1
+        func list(_ name: String) -> [Int] {
+            if case .list(let values)? = section[name] { return values }
+            return []
         }
+        version = section.version
+        sharingNotice = int("SharingNotice")
+        saleOptOutNotice = int("SaleOptOutNotice")
+        sharingOptOutNotice = int("SharingOptOutNotice")
+        targetedAdvertisingOptOutNotice = int("TargetedAdvertisingOptOutNotice")
+        sensitiveDataProcessingOptOutNotice = int("SensitiveDataProcessingOptOutNotice")
+        sensitiveDataLimitUseNotice = int("SensitiveDataLimitUseNotice")
+        saleOptOut = section.saleOptOut ?? .notApplicable
+        sharingOptOut = section.sharingOptOut ?? .notApplicable
+        targetedAdvertisingOptOut = section.targetedAdvertisingOptOut ?? .notApplicable
+        sensitiveDataProcessing = list("SensitiveDataProcessing")
+        knownChildSensitiveDataConsents = list("KnownChildSensitiveDataConsents")
+        personalDataConsents = int("PersonalDataConsents")
+        mspaCoveredTransaction = int("MspaCoveredTransaction")
+        mspaOptOutOptionMode = int("MspaOptOutOptionMode")
+        mspaServiceProviderMode = int("MspaServiceProviderMode")
+        globalPrivacyControl = section.globalPrivacyControl
     }
 }
 
 /// Why a GPP string could not be decoded: which section, which field, at which bit.
 public struct GPPStringError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// The section: `header`, `usnat`, `usnat.gpc` or `uspv1`.
+    /// The section: `header`, a US section's prefix (`usnat`, `usca`…), its GPC subsection (`usca.gpc`), or
+    /// `uspv1`.
     public var section: String
     /// The field, named as in the IAB specification.
     public var field: String
@@ -193,57 +235,5 @@ public struct GPPStringError: Error, Sendable, Hashable, CustomStringConvertible
     /// One line naming the section, field and bit offset, what was found and what was expected.
     public var description: String {
         "GPP string \(section) section, \(field) at bit \(bitOffset): found \(found), expected \(expected)"
-    }
-}
-
-/// A ``BitReader`` over one GPP section that throws ``GPPStringError``.
-private struct GPPBitReader {
-    var bits: BitReader
-    let section: String
-    var offset: Int { bits.offset }
-
-    init(_ text: Substring, section: String) throws(GPPStringError) {
-        guard !text.isEmpty else {
-            throw GPPStringError(
-                section: section, field: "base64url", bitOffset: 0, found: "nothing", expected: "a section")
-        }
-        switch BitReader.decode(text.utf8) {
-        case .success(let bits): self.bits = bits
-        case .failure(let failure):
-            throw GPPStringError(
-                section: section, field: "base64url", bitOffset: failure.characterOffset * 6,
-                found: "byte 0x\(String(failure.byte, radix: 16)) at character \(failure.characterOffset)",
-                expected: BitReader.alphabet)
-        }
-        self.section = section
-    }
-
-    func invalid(_ field: String, at offset: Int, found: String, expected: String) -> GPPStringError {
-        GPPStringError(section: section, field: field, bitOffset: offset, found: found, expected: expected)
-    }
-
-    mutating func int(_ count: Int, _ field: String) throws(GPPStringError) -> Int {
-        guard let value = bits.read(count) else {
-            throw invalid(
-                field, at: bits.offset, found: "\(bits.bitCount - bits.offset) bits left", expected: "\(count) bits")
-        }
-        return value
-    }
-
-    mutating func optOut(_ field: String) throws(GPPStringError) -> USNationalSection.OptOut {
-        let start = offset
-        let value = try int(2, field)
-        guard let answer = USNationalSection.OptOut(rawValue: value) else {
-            throw invalid(field, at: start, found: "\(value)", expected: "0, 1 or 2")
-        }
-        return answer
-    }
-
-    mutating func fibonacci(_ field: String) throws(GPPStringError) -> Int {
-        let start = offset
-        guard let value = bits.readFibonacci() else {
-            throw invalid(field, at: start, found: "no terminated Fibonacci code", expected: "a code ending in 11")
-        }
-        return value
     }
 }

@@ -92,10 +92,40 @@ public struct TCString: Sendable, Hashable {
     /// Decoding time and the value's size grow with the string's length, never with the IDs its ranges cover.
     ///
     /// - Throws: ``TCStringError`` naming the segment, field and bit offset of the first problem, including
-    ///   `IsServiceSpecific` = 0 under TCF policy version 4 or later, which TCF v2.2 calls invalid. Bits after
+    ///   `IsServiceSpecific` = 0 under TCF policy version 4 or later, which TCF v2.2 calls invalid, and a string
+    ///   created on or after 1 March 2026 (``disclosedVendorsRequiredSince``) without a disclosed-vendors segment,
+    ///   which TCF v2.3 calls invalid (an ``TCStringError/Kind/invalidSegment`` error). Bits after
     ///   the last field of a segment (padding to a whole character) are ignored, as the specification says.
     public init(_ string: String) throws(TCStringError) {
         self = try TCStringDecoder.decode(string)
+    }
+
+    /// Decodes `string` as ``init(_:)`` does, but keeps a string that breaks the TCF v2.3 disclosed-vendors rule,
+    /// so a tool can show its fields beside the error (``disclosedVendorsViolation``). Nothing that decides
+    /// consent uses it.
+    package init(inspecting string: String) throws(TCStringError) {
+        self = try TCStringDecoder.decode(string, enforcingDisclosedVendors: false)
+    }
+
+    /// The first moment TCF v2.3 requires the disclosed-vendors segment: strings created on or after
+    /// 1 March 2026, 00:00 UTC, without it are invalid.
+    public static let disclosedVendorsRequiredSince = Date(timeIntervalSince1970: 1_772_323_200)
+
+    /// The error that makes this string invalid under TCF v2.3 (created on or after
+    /// ``disclosedVendorsRequiredSince`` without a disclosed-vendors segment), or `nil`.
+    package var disclosedVendorsViolation: TCStringError? {
+        disclosedVendorsViolation(
+            segmentCount: 1 + [disclosedVendors, allowedVendors].compactMap { $0 }.count
+                + (publisherTC == nil ? 0 : 1))
+    }
+
+    func disclosedVendorsViolation(segmentCount: Int) -> TCStringError? {
+        guard disclosedVendors == nil, created >= Self.disclosedVendorsRequiredSince else { return nil }
+        return TCStringError(
+            kind: .invalidSegment, segment: .disclosedVendors, segmentIndex: segmentCount, field: "SegmentType",
+            bitOffset: 0, found: "no disclosed-vendors segment in a string created \(created.formatted(.iso8601))",
+            expected: "a disclosed-vendors segment (segment type 1): TCF v2.3 requires it in every string created "
+                + "on or after 2026-03-01")
     }
 }
 

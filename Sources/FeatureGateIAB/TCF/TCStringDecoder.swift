@@ -3,7 +3,9 @@ import Foundation
 /// Decodes TC strings into ``TCString``, field by field, as the IAB Tech Lab's "Consent string and vendor list
 /// formats" (TCF v2) lays them out.
 enum TCStringDecoder {
-    static func decode(_ string: String) throws(TCStringError) -> TCString {
+    /// Decodes `string`; with `enforcingDisclosedVendors`, a string created on or after
+    /// ``TCString/disclosedVendorsRequiredSince`` without a disclosed-vendors segment throws (TCF v2.3).
+    static func decode(_ string: String, enforcingDisclosedVendors: Bool = true) throws(TCStringError) -> TCString {
         guard !string.isEmpty else {
             throw TCStringError(
                 kind: .empty, segment: .string, segmentIndex: 0, field: "TCString", bitOffset: 0,
@@ -41,6 +43,9 @@ enum TCStringDecoder {
                 reader.segment = .publisherTC
                 result.publisherTC = try decodePublisherTC(&reader)
             }
+        }
+        if enforcingDisclosedVendors, let violation = result.disclosedVendorsViolation(segmentCount: parts.count) {
+            throw violation
         }
         return result
     }

@@ -27,7 +27,8 @@ public struct TCStringError: Error, Sendable, Hashable, CustomStringConvertible 
         case unsupportedVersion
         /// A field holds a value the specification does not allow.
         case invalidValue
-        /// A segment type that is not 1, 2 or 3, or one given twice.
+        /// A segment type that is not 1, 2 or 3, or one given twice; or a segment the string must have and
+        /// lacks (the disclosed-vendors segment, required by TCF v2.3 in strings created from 1 March 2026).
         case invalidSegment
         /// The string, or a segment of it, is empty.
         case empty

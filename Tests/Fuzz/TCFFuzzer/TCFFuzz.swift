@@ -28,6 +28,17 @@ enum TCFFuzz {
         // US signals only take away.
         keys = [CMPKey.gdprApplies: .number(0), CMPKey.usPrivacyString: .string(text), CMPKey.gppString: .string(text)]
         precondition(CMPConsent(keys: keys).decisions.values.allSatisfy { $0 != .granted }, "a US signal granted")
+        // Listing one section at a time: still only take-aways, and a GPC value only from a section that has one.
+        if let gpp = try? GPPString(text) {
+            for id in gpp.usSections.keys {
+                keys[CMPKey.gppSectionIDs] = .number(id)
+                let consent = CMPConsent(keys: keys)
+                precondition(consent.decisions.values.allSatisfy { $0 != .granted }, "a US section granted")
+                precondition(
+                    consent.globalPrivacyControl == gpp.usSections[id]?.globalPrivacyControl,
+                    "GPC from a section that does not apply")
+            }
+        }
     }
 
     private static func decodeUSSignals(_ text: String) {
@@ -35,10 +46,43 @@ enum TCFFuzz {
             precondition(zip(gpp.sectionIDs, gpp.sectionIDs.dropFirst()).allSatisfy { $0 < $1 }, "IDs not ascending")
             precondition(Set(gpp.sections.keys) == Set(gpp.sectionIDs), "sections do not match the header")
             precondition((gpp.usNational != nil) == gpp.sectionIDs.contains(7), "usnat decoded without its ID")
+            let usIDs = Set(gpp.sectionIDs).intersection(GPPUSSection.sectionIDs)
+            precondition(Set(gpp.usSections.keys) == usIDs, "a US section listed but not decoded, or the reverse")
+            for (id, section) in gpp.usSections { checkUSSection(section, id: id) }
+        }
+        // Every US section decoder on the raw text: a section's text is what a CMP writes after the header.
+        for id in GPPUSSection.sectionIDs {
+            do {
+                checkUSSection(try GPPUSSection(sectionID: id, text), id: id)
+            } catch {
+                precondition(!error.field.isEmpty && error.bitOffset >= 0, "a GPP error without field or offset")
+                precondition(
+                    error.section.hasPrefix(GPPUSSection.name(ofSection: id)!), "an error naming another section")
+            }
         }
         if let usPrivacy = try? USPrivacyString(text) {
             precondition(usPrivacy.description == text.uppercased(), "US Privacy string did not round-trip")
         }
+    }
+
+    /// What holds for any decoded US section: its version leads, two-bit answers are two bits, the opt-outs
+    /// FeatureGate acts on are 0, 1 or 2, and a GPC value comes with its subsection type.
+    private static func checkUSSection(_ section: GPPUSSection, id: Int) {
+        precondition(section.id == id && section.name == GPPUSSection.name(ofSection: id), "wrong section")
+        precondition(section.fields.first?.value == .int(section.version), "the version does not lead")
+        for field in section.fields.dropFirst() {
+            switch field.value {
+            case .int(let value): precondition((0...3).contains(value), "a two-bit field out of range")
+            case .list(let values):
+                precondition(values.allSatisfy { (0...3).contains($0) }, "a list value out of range")
+            case .bool: precondition(field.name == "Gpc", "a Boolean that is not Gpc")
+            }
+        }
+        for optOut in [section.saleOptOut, section.sharingOptOut, section.targetedAdvertisingOptOut] {
+            precondition(optOut.map { (0...2).contains($0.rawValue) } ?? true, "an opt-out of 3 decoded")
+        }
+        precondition((section.globalPrivacyControl != nil) == (section["SubsectionType"] == .int(1)), "GPC alone")
+        precondition((try? GPPUSSection(sectionID: id, "")) == nil, "an empty section decoded")
     }
 
     private static func decodeTCString(_ text: String) {

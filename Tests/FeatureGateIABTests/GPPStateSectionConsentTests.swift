@@ -1,0 +1,83 @@
+import FeatureGate
+import FeatureGateIAB
+import Testing
+
+/// What the US state sections of a GPP string decide, through `CMPConsent` and `CMPConsentSource`: the usnat
+/// mapping applied to each state's same-named fields, only for the sections `IABGPP_GppSID` lists.
+@Suite struct GPPStateSectionConsentTests {
+    typealias Keys = [String: CMPValue]
+
+    static func keys(_ gpp: String, sectionIDs: String?) -> Keys {
+        var keys: Keys = [CMPKey.gdprApplies: .number(0), CMPKey.gppString: .string(gpp)]
+        if let sectionIDs { keys[CMPKey.gppSectionIDs] = .string(sectionIDs) }
+        return keys
+    }
+
+    // usca (8): SaleOptOut 1 and SharingOptOut 2, every notice 1, MspaCoveredTransaction 1, GPC subsection off.
+    static let californiaSaleOptOut = "DBABBg~BVYAAABA.Q"
+
+    @Test func aCaliforniaSaleOptOutDeniesThirdPartySharingWhenSection8Applies() {
+        let consent = CMPConsent(keys: Self.keys(Self.californiaSaleOptOut, sectionIDs: "8"))
+        #expect(consent.decisions == [.thirdPartySharing: .denied])
+        #expect(consent.globalPrivacyControl == false)
+        #expect(!consent.hasErrors)
+    }
+
+    @Test func aSectionDecidesOnlyWhenTheSectionIDsListIt() {
+        #expect(CMPConsent(keys: Self.keys(Self.californiaSaleOptOut, sectionIDs: "7")).decisions == [:])
+        #expect(CMPConsent(keys: Self.keys(Self.californiaSaleOptOut, sectionIDs: "7")).globalPrivacyControl == nil)
+        // Absent, every section of the string applies (as for usnat).
+        #expect(
+            CMPConsent(keys: Self.keys(Self.californiaSaleOptOut, sectionIDs: nil)).decisions == [
+                .thirdPartySharing: .denied
+            ])
+    }
+
+    @Test(arguments: [
+        // usca: SharingOptOut 1 denies both; Gpc 1 denies both.
+        ("DBABBg~BVkAAABA.Q", "8", [ConsentCategory.thirdPartySharing, .advertising]),
+        ("DBABBg~BVoAAABA.Y", "8", [.thirdPartySharing, .advertising]),
+        // ustx (16): TargetedAdvertisingOptOut 1 denies advertising only.
+        ("DBABEw~BVkAAAQ.Q", "16", [.advertising]),
+        // usin (25), MspaVersion first: SaleOptOut 1.
+        ("DBABUY~BRVgAAA.Q", "25", [.thirdPartySharing]),
+        // The reference strings with every opt-out set: each state denies what its fields cover.
+        ("DBABBg~BVWSSSVY.YA", "8", [.thirdPartySharing, .advertising]),
+        ("DBABEw~BVWSSVW", "16", [.thirdPartySharing, .advertising]),
+    ])
+    func eachStatesOptOutsDenyWhatTheyCover(gpp: String, sectionIDs: String, denied: [ConsentCategory]) {
+        let consent = CMPConsent(keys: Self.keys(gpp, sectionIDs: sectionIDs))
+        #expect(consent.decisions == Dictionary(uniqueKeysWithValues: denied.map { ($0, .denied) }))
+        #expect(!consent.hasErrors)
+    }
+
+    @Test func aStateThatDidNotOptOutGrantsNothing() {
+        // The reference defaults: every opt-out 0 (not applicable).
+        #expect(CMPConsent(keys: Self.keys("DBABBg~BAAAAABA.QA", sectionIDs: "8")).decisions == [:])
+        #expect(CMPConsent(keys: Self.keys("DBABUY~BQAAAAA", sectionIDs: "25")).decisions == [:])
+    }
+
+    @Test func aMalformedStateSectionFailsClosedNamingSectionFieldAndBit() {
+        // usca with SaleOptOut = 3 at bit 12.
+        let consent = CMPConsent(keys: Self.keys("DBABBg~BV2SSSVY", sectionIDs: "8"))
+        #expect(consent.decisions == [.thirdPartySharing: .unknown, .advertising: .unknown])
+        #expect(consent.diagnostics.map(\.key) == [CMPKey.gppString])
+        #expect(consent.diagnostics.first?.message.contains("usca section, SaleOptOut at bit 12") == true)
+    }
+
+    @Test func aStatesGPCSubsectionReachesTheConsentManagerAsTheGPCSource() async throws {
+        let policy = ConsentPolicy(
+            version: 1, features: ConsentPolicy.default.features, saleOrSharing: [.thirdPartySharing],
+            unanswered: UnansweredConsentRules(default: .optOut))
+        let privacy = PrivacyManager(
+            configuration: PrivacyConfiguration(enabledFeatures: .contacts), store: InMemoryFeatureStore(),
+            consentPolicy: policy)
+        let consent = ConsentManager(privacy: privacy, ledger: InMemoryConsentLedger())
+        let keys: Keys = [CMPKey.gppString: .string("DBABBg~BAAAAABA.YA"), CMPKey.gppSectionIDs: .string("8")]
+        let refresh = await CMPConsentSource(consentManager: consent, keys: keys).refresh()
+        #expect(refresh.consent.globalPrivacyControl == true)
+        #expect(refresh.records.contains { $0.source == .gpc && $0.category == .thirdPartySharing })
+        #expect(await consent.context.isGlobalPrivacyControlOn)
+        #expect(!privacy.isEnabled(.contacts))
+    }
+}
