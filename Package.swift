@@ -63,7 +63,7 @@ let package = Package(
             dependencies: ["FeatureGate", "NoopRuntime", "feature-store-writer", "PackageTestSupport"]
         ),
         // FeatureGateConfig: the `featuregate` tool, and the config reader's fuzz target, which replays files
-        // in a plain build and runs libFuzzer when scripts/fuzz-config.sh builds it with -DFUZZING.
+        // in a plain build and runs libFuzzer when `scripts/fuzz.sh config` builds it with -DFUZZING.
         .executableTarget(
             name: "FeatureGateCLI",
             dependencies: ["FeatureGate", "FeatureGateConfig", "FeatureGateIAB", "FeatureGateRemote"]),
@@ -95,7 +95,7 @@ let package = Package(
                 "config-structure-fuzzer",
             ]
         ),
-        // The IAB decoders' fuzz target: replays files in a plain build, runs libFuzzer under scripts/fuzz-tcf.sh.
+        // The IAB decoders' fuzz target: replays files in a plain build, runs libFuzzer under `scripts/fuzz.sh tcf`.
         .executableTarget(
             name: "tcf-fuzzer",
             dependencies: ["FeatureGate", "FeatureGateIAB", "FuzzDriver"],
@@ -109,7 +109,7 @@ let package = Package(
             ]
         ),
         // The remote-data parser's structure-aware fuzz target: replays recipes in a plain build, runs libFuzzer
-        // under scripts/fuzz-remote.sh. Its generator reads fuzz bytes with ConfigFuzzing's FuzzInput.
+        // under `scripts/fuzz.sh remote`. Its generator reads fuzz bytes with ConfigFuzzing's FuzzInput.
         .target(
             name: "RemoteFuzzing",
             dependencies: ["FeatureGate", "FeatureGateRemote", "ConfigFuzzing"],

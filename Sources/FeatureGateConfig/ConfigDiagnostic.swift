@@ -104,7 +104,7 @@ public struct ConfigDiagnostic: Sendable, Hashable, CustomStringConvertible {
     public let message: String
 
     /// The key path of diagnostics about the whole document.
-    public static let rootKeyPath = "(root)"
+    public static let rootKeyPath = KeyPathTracker.root
 
     /// Creates a diagnostic. Readers create them; tools and tests may too.
     public init(

@@ -1,3 +1,5 @@
+import FeatureGate
+
 /// The file formats a config can be written in.
 public enum ConfigFormat: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
     /// An XML property list (`<?xml …?>` or `<plist>`), as Xcode writes `AirshipConfig.plist`.
@@ -94,9 +96,7 @@ public enum ConfigFormat: String, Sendable, Hashable, CaseIterable, CustomString
 
 /// Space, tab, line feed and carriage return: the whitespace of JSON and of XML.
 @inline(__always)
-package func isJSONWhitespace(_ byte: UInt8) -> Bool {
-    byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09
-}
+package func isJSONWhitespace(_ byte: UInt8) -> Bool { TextCursor.isWhitespace(byte) }
 
 /// The bytes an old-style plist string may hold without quotes: letters, digits and `_$+/:.-`.
 @inline(__always)

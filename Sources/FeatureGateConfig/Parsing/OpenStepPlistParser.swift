@@ -1,3 +1,5 @@
+import FeatureGate
+
 /// A parser for old-style ASCII property lists (the OpenStep text format) that gives the line and column of every
 /// error and enforces the reader's limits.
 ///
@@ -9,55 +11,42 @@
 /// error here: a key without a value (`{ key; }`, which Apple reads as `key = key`) is reported with the key and its
 /// line, because for a config it is always a mistake. The input has been checked to be UTF-8.
 package struct OpenStepPlistParser {
-    private let bytes: [UInt8]
-    private var index = 0
-    private var line = 1
-    private var lineStart = 0
-    private var budget: ParseBudget
-    private var path = KeyPathTracker()
-
-    private init(bytes: [UInt8], limits: ConfigLimits) {
-        self.bytes = bytes
-        self.budget = ParseBudget(limits)
-    }
+    private var cursor: TextCursor
 
     /// Parses a whole old-style plist.
     package static func parse(_ bytes: [UInt8], limits: ConfigLimits) throws(ParseFailure) -> ConfigNode {
-        var parser = OpenStepPlistParser(bytes: bytes, limits: limits)
-        let start = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
-        parser.index = start
-        parser.lineStart = start
+        var parser = OpenStepPlistParser(cursor: TextCursor(bytes, limits: limits))
         try parser.skipSpace()
-        guard parser.peek != nil else { throw parser.failure("the document holds no value", expected: "{ … }") }
+        guard parser.cursor.peek != nil else {
+            throw parser.cursor.failure("the document holds no value", expected: "{ … }")
+        }
         let value = try parser.parseValue(depth: 0)
         try parser.skipSpace()
-        if parser.peek == nil { return value }
+        if parser.cursor.peek == nil { return value }
         // `"key" = value;` at the top: the contents of a dictionary without the braces, as in a .strings file.
-        guard case .string = value.value, parser.peek == UInt8(ascii: "=") else {
-            throw parser.failure(
-                "found \(describeByte(parser.peek)) after the end of the top-level value",
+        guard case .string = value.value, parser.cursor.peek == UInt8(ascii: "=") else {
+            throw parser.cursor.failure(
+                "found \(describeByte(parser.cursor.peek)) after the end of the top-level value",
                 expected: "the end of the file")
         }
-        parser = OpenStepPlistParser(bytes: bytes, limits: limits)
-        parser.index = start
-        parser.lineStart = start
-        try parser.budget.countValue(line: 1)
+        parser = OpenStepPlistParser(cursor: TextCursor(bytes, limits: limits))
+        try parser.cursor.budget.countValue(line: 1)
         return ConfigNode(try parser.parseDictionary(depth: 1, braceLine: nil), line: 1)
     }
 
     // MARK: - Values
 
     private mutating func parseValue(depth: Int) throws(ParseFailure) -> ConfigNode {
-        let valueLine = line
-        try budget.countValue(line: valueLine)
-        switch peek ?? 0 {
+        let valueLine = cursor.line
+        try cursor.budget.countValue(line: valueLine)
+        switch cursor.peek ?? 0 {
         case UInt8(ascii: "{"):
-            try budget.checkDepth(depth + 1, line: valueLine)
-            consume()
+            try cursor.budget.checkDepth(depth + 1, line: valueLine)
+            cursor.advance()
             return ConfigNode(try parseDictionary(depth: depth + 1, braceLine: valueLine), line: valueLine)
         case UInt8(ascii: "("):
-            try budget.checkDepth(depth + 1, line: valueLine)
-            consume()
+            try cursor.budget.checkDepth(depth + 1, line: valueLine)
+            cursor.advance()
             return ConfigNode(try parseArray(depth: depth + 1, parenthesisLine: valueLine), line: valueLine)
         case UInt8(ascii: "<"):
             return ConfigNode(.data(try parseData()), line: valueLine)
@@ -66,8 +55,8 @@ package struct OpenStepPlistParser {
         case let byte where isUnquotedStringByte(byte):
             return ConfigNode(.string(parseUnquotedString()), line: valueLine)
         default:
-            throw failure(
-                "expected a value, found \(describeByte(peek))",
+            throw cursor.failure(
+                "expected a value, found \(describeByte(cursor.peek))",
                 expected: "a string, \"quoted string\", <hex data>, ( array ) or { dictionary }")
         }
     }
@@ -77,17 +66,17 @@ package struct OpenStepPlistParser {
         var entries: [ConfigNode.Entry] = []
         while true {
             try skipSpace()
-            if braceLine != nil && peek == UInt8(ascii: "}") {
-                consume()
+            if braceLine != nil && cursor.peek == UInt8(ascii: "}") {
+                cursor.advance()
                 return .dictionary(entries)
             }
-            guard let byte = peek else {
+            guard let byte = cursor.peek else {
                 guard let braceLine else { return .dictionary(entries) }
-                throw failure(
+                throw cursor.failure(
                     "the file ends inside the dictionary that starts on line \(braceLine)", expected: "'}'")
             }
-            let keyLine = line
-            let keyColumn = column
+            let keyLine = cursor.line
+            let keyColumn = cursor.column
             let key: String
             if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "'") {
                 key = try parseQuotedString()
@@ -95,95 +84,94 @@ package struct OpenStepPlistParser {
                 key = parseUnquotedString()
             } else {
                 let closer = braceLine == nil ? "" : " or '}'"
-                throw failure(
-                    "expected a key (a string) or the end of the dictionary, found \(describeByte(peek))",
+                throw cursor.failure(
+                    "expected a key (a string) or the end of the dictionary, found \(describeByte(cursor.peek))",
                     expected: "a key\(closer)")
             }
+            func valueIsMissing() -> Bool {
+                cursor.peek == nil || cursor.peek == UInt8(ascii: ";") || cursor.peek == UInt8(ascii: "}")
+            }
+            func keyWithoutValue() -> ParseFailure {
+                cursor.keyWithoutValue(key, line: keyLine, column: keyColumn, expected: "\(key) = value;")
+            }
             try skipSpace()
-            guard peek == UInt8(ascii: "=") else {
-                if peek == nil || peek == UInt8(ascii: ";") || peek == UInt8(ascii: "}") {
-                    throw keyWithoutValue(key, line: keyLine, column: keyColumn)
-                }
-                throw failure(
-                    "expected '=' after the key \(quoted(key)), found \(describeByte(peek))",
+            guard cursor.peek == UInt8(ascii: "=") else {
+                if valueIsMissing() { throw keyWithoutValue() }
+                throw cursor.failure(
+                    "expected '=' after the key \(quoted(key)), found \(describeByte(cursor.peek))",
                     expected: "\(key) = value;")
             }
-            consume()
+            cursor.advance()
             try skipSpace()
-            if peek == nil || peek == UInt8(ascii: ";") || peek == UInt8(ascii: "}") {
-                throw keyWithoutValue(key, line: keyLine, column: keyColumn)
-            }
-            path.push(key: key)
+            if valueIsMissing() { throw keyWithoutValue() }
+            cursor.path.push(key: key)
             let value = try parseValue(depth: depth)
-            path.pop()
+            cursor.path.pop()
             entries.append(ConfigNode.Entry(key: key, line: keyLine, value: value))
             try skipSpace()
-            guard peek == UInt8(ascii: ";") else {
-                throw failure(
-                    "expected ';' after the value of \(quoted(key)), found \(describeByte(peek))",
+            guard cursor.peek == UInt8(ascii: ";") else {
+                throw cursor.failure(
+                    "expected ';' after the value of \(quoted(key)), found \(describeByte(cursor.peek))",
                     expected: "';' after every value in a dictionary")
             }
-            consume()
+            cursor.advance()
         }
-    }
-
-    private func keyWithoutValue(_ key: String, line keyLine: Int, column keyColumn: Int) -> ParseFailure {
-        .keyWithoutValue(
-            key, path: path, line: keyLine, column: keyColumn, found: describeByte(peek),
-            expected: "\(key) = value;")
     }
 
     private mutating func parseArray(depth: Int, parenthesisLine: Int) throws(ParseFailure) -> ConfigNode.Value {
         var elements: [ConfigNode] = []
         while true {
             try skipSpace()
-            if peek == UInt8(ascii: ")") {
-                consume()
+            if cursor.peek == UInt8(ascii: ")") {
+                cursor.advance()
                 return .array(elements)
             }
-            guard peek != nil else {
-                throw failure("the file ends inside the array that starts on line \(parenthesisLine)", expected: "')'")
+            guard cursor.peek != nil else {
+                throw cursor.failure(
+                    "the file ends inside the array that starts on line \(parenthesisLine)", expected: "')'")
             }
-            path.push(index: elements.count)
+            cursor.path.push(index: elements.count)
             elements.append(try parseValue(depth: depth))
-            path.pop()
+            cursor.path.pop()
             try skipSpace()
-            switch peek {
-            case UInt8(ascii: ","): consume()
+            switch cursor.peek {
+            case UInt8(ascii: ","): cursor.advance()
             case UInt8(ascii: ")"): continue
             default:
-                throw failure(
+                throw cursor.failure(
                     "expected ',' or ')' after an element of the array that starts on line \(parenthesisLine), "
-                        + "found \(describeByte(peek))")
+                        + "found \(describeByte(cursor.peek))")
             }
         }
     }
 
     private mutating func parseData() throws(ParseFailure) -> [UInt8] {
-        let startLine = line
-        consume()  // <
+        let startLine = cursor.line
+        cursor.advance()  // <
         var data: [UInt8] = []
         var high: UInt8?
         while true {
-            guard let byte = peek else {
-                throw failure("the file ends inside the data that starts on line \(startLine)", expected: "'>'")
+            guard let byte = cursor.peek else {
+                throw cursor.failure(
+                    "the file ends inside the data that starts on line \(startLine)", expected: "'>'")
             }
             if byte == UInt8(ascii: ">") {
                 guard high == nil else {
-                    throw failure("the data holds an odd number of hex digits", expected: "pairs of hex digits")
+                    throw cursor.failure(
+                        "the data holds an odd number of hex digits", expected: "pairs of hex digits")
                 }
-                consume()
+                cursor.advance()
                 return data
             }
             if isJSONWhitespace(byte) {
-                consume()
+                cursor.advance()
                 continue
             }
-            guard let digit = hexDigit(byte) else {
-                throw failure(
+            guard let digit = TextCursor.hexDigit(byte) else {
+                throw cursor.failure(
                     "data holds \(describeByte(byte))", expected: "hex digits (0-9, a-f) and spaces, then '>'")
             }
-            consume()
+            cursor.advance()
             if let first = high {
                 data.append(first << 4 | digit)
                 high = nil
@@ -194,27 +182,24 @@ package struct OpenStepPlistParser {
     }
 
     private mutating func parseUnquotedString() -> String {
-        let start = index
-        while let byte = peek, isUnquotedStringByte(byte) { consume() }
-        return String(decoding: bytes[start..<index], as: UTF8.self)
+        let start = cursor.index
+        cursor.advance(while: isUnquotedStringByte)
+        return cursor.text(from: start)
     }
 
     private mutating func parseQuotedString() throws(ParseFailure) -> String {
-        let quote = bytes[index]
-        let startLine = line
-        consume()
+        let quote = cursor.bytes[cursor.index]
+        let startLine = cursor.line
+        cursor.advance()
         var text: [UInt8] = []
         while true {
-            guard let byte = peek else {
-                throw failure(
+            guard let byte = cursor.peek else {
+                throw cursor.failure(
                     "the file ends inside the string that starts on line \(startLine)",
                     expected: "a closing \(describeByte(quote))")
             }
-            if byte == quote {
-                consume()
-                return String(decoding: text, as: UTF8.self)
-            }
-            consume()
+            cursor.advance()
+            if byte == quote { return String(decoding: text, as: UTF8.self) }
             guard byte == UInt8(ascii: "\\") else {
                 text.append(byte)
                 continue
@@ -225,120 +210,53 @@ package struct OpenStepPlistParser {
 
     /// One escape after a backslash: C's, `\U` and up to four hex digits, or up to three octal digits.
     private mutating func parseEscape(into text: inout [UInt8]) throws(ParseFailure) {
-        guard let byte = peek else { throw failure("the file ends inside an escape", expected: "an escape") }
-        consume()
-        switch byte {
-        case UInt8(ascii: "a"): text.append(0x07)
-        case UInt8(ascii: "b"): text.append(0x08)
-        case UInt8(ascii: "f"): text.append(0x0C)
-        case UInt8(ascii: "n"): text.append(0x0A)
-        case UInt8(ascii: "r"): text.append(0x0D)
-        case UInt8(ascii: "t"): text.append(0x09)
-        case UInt8(ascii: "v"): text.append(0x0B)
-        case UInt8(ascii: "U"):
-            var value = try parseHexEscape()
-            if (0xD800...0xDBFF).contains(value) {
-                guard startsWith([UInt8(ascii: "\\"), UInt8(ascii: "U")]) else {
-                    throw failure("\\U\(hex4(value)) is half of a surrogate pair; the other half is missing")
-                }
-                consume()
-                consume()
-                let low = try parseHexEscape()
-                guard (0xDC00...0xDFFF).contains(low) else {
-                    throw failure("\\U\(hex4(value)) must be followed by a low surrogate, found \\U\(hex4(low))")
-                }
-                value = 0x10000 + ((value - 0xD800) << 10) + (low - 0xDC00)
-            } else if (0xDC00...0xDFFF).contains(value) {
-                throw failure("\\U\(hex4(value)) is half of a surrogate pair; the other half is missing")
-            }
-            // Valid by construction: not a surrogate, at most 0x10FFFF.
-            text.append(contentsOf: Array(String(Unicode.Scalar(value)!).utf8))
-        case UInt8(ascii: "0")...UInt8(ascii: "7"):
-            var value = UInt32(byte - UInt8(ascii: "0"))
-            for _ in 0..<2 {
-                guard let next = peek, (UInt8(ascii: "0")...UInt8(ascii: "7")).contains(next) else { break }
-                value = value << 3 | UInt32(next - UInt8(ascii: "0"))
-                consume()
-            }
-            // Above \177, Apple reads octal escapes as NeXTSTEP-encoded characters, a table this reader does not
-            // carry; a config has no reason to use them.
-            guard value < 0x80 else {
-                throw failure(
+        do throws(TextStringError) {
+            try cursor.decodeEscape(.openStep, into: &text)
+        } catch {
+            switch error {
+            case .unterminatedString, .unterminatedEscape:
+                throw cursor.failure("the file ends inside an escape", expected: "an escape")
+            case .missingHexDigits:
+                throw cursor.failure("expected hex digits after \\U, found \(describeByte(cursor.peek))")
+            case .unpairedHighSurrogate(let value), .unpairedLowSurrogate(let value):
+                throw cursor.failure("\\U\(hex4(value)) is half of a surrogate pair; the other half is missing")
+            case .notLowSurrogate(let high, let low):
+                throw cursor.failure(
+                    "\\U\(hex4(high)) must be followed by a low surrogate, found \\U\(hex4(low))")
+            case .octalAboveASCII(let value):
+                throw cursor.failure(
                     "the octal escape \\\(String(value, radix: 8)) is a NeXTSTEP character",
                     expected: "\\U and four hex digits for a character above \\177")
-            }
-            text.append(UInt8(value))
-        default:
-            // \" \' \\ and any other character stand for themselves.
-            text.append(byte)
-            if byte >= 0x80 {
-                while let next = peek, next & 0xC0 == 0x80 {
-                    text.append(next)
-                    consume()
-                }
+            case .controlCharacter, .unknownEscape:
+                // Any character after a backslash stands for itself here.
+                throw cursor.failure("the file holds an invalid escape", expected: "an escape")
             }
         }
-    }
-
-    private mutating func parseHexEscape() throws(ParseFailure) -> UInt32 {
-        var value: UInt32 = 0
-        var count = 0
-        while count < 4, let byte = peek, let digit = hexDigit(byte) {
-            value = value << 4 | UInt32(digit)
-            count += 1
-            consume()
-        }
-        guard count > 0 else { throw failure("expected hex digits after \\U, found \(describeByte(peek))") }
-        return value
     }
 
     // MARK: - Bytes
 
-    private var peek: UInt8? { index < bytes.count ? bytes[index] : nil }
-
-    private var column: Int { index - lineStart + 1 }
-
-    private func startsWith(_ prefix: [UInt8]) -> Bool {
-        bytes.count - index >= prefix.count && bytes[index..<index + prefix.count].elementsEqual(prefix)
-    }
-
-    private mutating func consume() {
-        let byte = bytes[index]
-        index += 1
-        if byte == 0x0A || (byte == 0x0D && peek != 0x0A) {
-            line += 1
-            lineStart = index
-        }
-    }
-
     /// Skips whitespace and comments; fails on a comment that never ends.
     private mutating func skipSpace() throws(ParseFailure) {
-        while let byte = peek {
+        while let byte = cursor.peek {
             if isJSONWhitespace(byte) || byte == 0x0B || byte == 0x0C {
-                consume()
-            } else if startsWith([UInt8(ascii: "/"), UInt8(ascii: "/")]) {
-                while let next = peek, next != 0x0A, next != 0x0D { consume() }
-            } else if startsWith([UInt8(ascii: "/"), UInt8(ascii: "*")]) {
-                let startLine = line
-                consume()
-                consume()
-                while !startsWith([UInt8(ascii: "*"), UInt8(ascii: "/")]) {
-                    guard peek != nil else {
-                        throw failure(
+                cursor.advance()
+            } else if cursor.startsWith("//") {
+                while let next = cursor.peek, next != 0x0A, next != 0x0D { cursor.advance() }
+            } else if cursor.startsWith("/*") {
+                let startLine = cursor.line
+                cursor.advance(by: 2)
+                while !cursor.startsWith("*/") {
+                    guard cursor.peek != nil else {
+                        throw cursor.failure(
                             "the file ends inside the comment that starts on line \(startLine)", expected: "*/")
                     }
-                    consume()
+                    cursor.advance()
                 }
-                consume()
-                consume()
+                cursor.advance(by: 2)
             } else {
                 return
             }
         }
-    }
-
-    private func failure(_ message: String, expected: String? = nil) -> ParseFailure {
-        ParseFailure(
-            .syntaxError, line: line, column: column, message, found: describeByte(peek), expected: expected)
     }
 }

@@ -50,58 +50,6 @@ package struct ParseFailure: Error, Sendable {
     }
 }
 
-/// The key path of the value a text parser is in, for the diagnostics that name a key: `a.b[2]`.
-package struct KeyPathTracker {
-    private var components: [String] = []
-
-    package init() {}
-
-    package mutating func push(key: String) { components.append(components.isEmpty ? key : "." + key) }
-    package mutating func push(index: Int) { components.append("[\(index)]") }
-    package mutating func pop() { components.removeLast() }
-
-    /// The path of the current value, `(root)` at the top.
-    package var current: String { components.isEmpty ? ConfigDiagnostic.rootKeyPath : components.joined() }
-
-    /// The path of `key` inside the current container.
-    package func appending(key: String) -> String {
-        components.joined() + (components.isEmpty ? key : "." + key)
-    }
-}
-
-/// The limits every parser enforces while it builds the tree.
-package struct ParseBudget {
-    let maximumDepth: Int
-    let maximumValueCount: Int
-    private(set) var valueCount = 0
-
-    init(_ limits: ConfigLimits) {
-        maximumDepth = limits.effectiveDepth
-        maximumValueCount = limits.maximumValueCount
-    }
-
-    /// Counts one more value; fails once the document holds too many.
-    mutating func countValue(line: Int?) throws(ParseFailure) {
-        valueCount += 1
-        if valueCount > maximumValueCount {
-            throw ParseFailure(
-                .tooManyValues, line: line,
-                "the document holds more than \(maximumValueCount) values",
-                expected: "at most \(maximumValueCount) values")
-        }
-    }
-
-    /// Fails when a container at `depth` (1 for the top level) is nested too deep.
-    func checkDepth(_ depth: Int, line: Int?) throws(ParseFailure) {
-        if depth > maximumDepth {
-            throw ParseFailure(
-                .nestingTooDeep, line: line,
-                "containers are nested more than \(maximumDepth) levels deep",
-                expected: "at most \(maximumDepth) levels of arrays and dictionaries")
-        }
-    }
-}
-
 /// How a byte reads in a message: `'x'`, `U+0000`, `byte 0xFF`.
 package func describeByte(_ byte: UInt8?) -> String {
     guard let byte else { return "the end of the file" }

@@ -1,3 +1,5 @@
+import FeatureGate
+
 /// A parsed JSON value, as the payload parser walks it.
 enum JSONValue: Sendable, Hashable {
     case null
@@ -41,10 +43,11 @@ struct JSONReader {
         var message: String
     }
 
-    private let bytes: [UInt8]
-    private var index = 0
+    private var cursor: TextCursor
 
-    private init(_ bytes: [UInt8]) { self.bytes = bytes }
+    private init(_ bytes: [UInt8]) {
+        cursor = TextCursor(bytes, budget: NestingBudget(maximumDepth: Self.maximumDepth))
+    }
 
     /// Parses one value filling all of `bytes` (after an optional UTF-8 byte order mark).
     static func parse(_ bytes: [UInt8]) throws(SyntaxError) -> JSONValue {
@@ -52,32 +55,28 @@ struct JSONReader {
             throw SyntaxError(offset: 0, message: "not UTF-8")
         }
         var reader = JSONReader(bytes)
-        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { reader.index = 3 }
         let value = try reader.value(depth: 0)
-        reader.skipWhitespace()
-        guard reader.index == bytes.count else { throw reader.error("text after the value") }
+        reader.cursor.skipWhitespace()
+        guard reader.cursor.peek == nil else { throw reader.error("text after the value") }
         return value
     }
 
-    private func error(_ message: String) -> SyntaxError { SyntaxError(offset: index, message: message) }
-
-    private var peek: UInt8? { index < bytes.count ? bytes[index] : nil }
-
-    private mutating func skipWhitespace() {
-        while let byte = peek, byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 { index += 1 }
+    /// An error at the cursor, or `skipping` bytes after it.
+    private func error(_ message: String, skipping: Int = 0) -> SyntaxError {
+        SyntaxError(offset: cursor.index + skipping, message: message)
     }
 
     private mutating func expect(_ byte: UInt8) throws(SyntaxError) {
-        guard peek == byte else { throw error("expected '\(Character(Unicode.Scalar(byte)))'") }
-        index += 1
+        guard cursor.peek == byte else { throw error("expected '\(Character(Unicode.Scalar(byte)))'") }
+        cursor.advance(by: 1)
     }
 
     private mutating func value(depth: Int) throws(SyntaxError) -> JSONValue {
-        skipWhitespace()
-        guard let byte = peek else { throw error("unexpected end") }
+        cursor.skipWhitespace()
+        guard let byte = cursor.peek else { throw error("unexpected end") }
         switch byte {
         case UInt8(ascii: "{"), UInt8(ascii: "["):
-            guard depth < Self.maximumDepth else { throw error("nested deeper than \(Self.maximumDepth)") }
+            guard cursor.budget.allows(depth: depth + 1) else { throw error("nested deeper than \(Self.maximumDepth)") }
             return byte == UInt8(ascii: "{") ? try object(depth: depth + 1) : try array(depth: depth + 1)
         case UInt8(ascii: "\""): return .string(try string())
         case UInt8(ascii: "t"): return try literal("true", .bool(true))
@@ -88,144 +87,90 @@ struct JSONReader {
         }
     }
 
-    private mutating func literal(_ word: String, _ value: JSONValue) throws(SyntaxError) -> JSONValue {
-        for byte in word.utf8 { try expect(byte) }
+    private mutating func literal(_ word: StaticString, _ value: JSONValue) throws(SyntaxError) -> JSONValue {
+        let matched = cursor.matchingLength(word)
+        cursor.advance(by: matched)
+        guard matched == word.utf8CodeUnitCount else {
+            throw error("expected '\(Character(Unicode.Scalar(word.withUTF8Buffer { $0[matched] })))'")
+        }
         return value
     }
 
     private mutating func object(depth: Int) throws(SyntaxError) -> JSONValue {
-        index += 1
+        cursor.advance(by: 1)
         var members: [String: JSONValue] = [:]
-        skipWhitespace()
-        if peek == UInt8(ascii: "}") {
-            index += 1
+        cursor.skipWhitespace()
+        if cursor.peek == UInt8(ascii: "}") {
+            cursor.advance(by: 1)
             return .object(members)
         }
         while true {
-            skipWhitespace()
-            let keyOffset = index
-            guard peek == UInt8(ascii: "\"") else { throw error("expected a key string") }
+            cursor.skipWhitespace()
+            let keyOffset = cursor.index
+            guard cursor.peek == UInt8(ascii: "\"") else { throw error("expected a key string") }
             let key = try string()
-            skipWhitespace()
+            cursor.skipWhitespace()
             try expect(UInt8(ascii: ":"))
             let member = try value(depth: depth)
             guard members.updateValue(member, forKey: key) == nil else {
                 throw SyntaxError(offset: keyOffset, message: "the key \"\(key)\" is given twice")
             }
-            skipWhitespace()
-            if peek == UInt8(ascii: ",") {
-                index += 1
-                continue
-            }
-            try expect(UInt8(ascii: "}"))
-            return .object(members)
+            if try endOfContainer(closedBy: UInt8(ascii: "}")) { return .object(members) }
         }
     }
 
     private mutating func array(depth: Int) throws(SyntaxError) -> JSONValue {
-        index += 1
+        cursor.advance(by: 1)
         var items: [JSONValue] = []
-        skipWhitespace()
-        if peek == UInt8(ascii: "]") {
-            index += 1
+        cursor.skipWhitespace()
+        if cursor.peek == UInt8(ascii: "]") {
+            cursor.advance(by: 1)
             return .array(items)
         }
         while true {
             items.append(try value(depth: depth))
-            skipWhitespace()
-            if peek == UInt8(ascii: ",") {
-                index += 1
-                continue
-            }
-            try expect(UInt8(ascii: "]"))
-            return .array(items)
+            if try endOfContainer(closedBy: UInt8(ascii: "]")) { return .array(items) }
         }
+    }
+
+    /// After a value in a container: steps over a `,` and says `false`, or over the `closer` and says `true`.
+    private mutating func endOfContainer(closedBy closer: UInt8) throws(SyntaxError) -> Bool {
+        cursor.skipWhitespace()
+        if cursor.peek == UInt8(ascii: ",") {
+            cursor.advance(by: 1)
+            return false
+        }
+        try expect(closer)
+        return true
     }
 
     private mutating func string() throws(SyntaxError) -> String {
-        index += 1
-        var utf8: [UInt8] = []
-        while true {
-            guard let byte = peek else { throw error("unterminated string") }
-            index += 1
-            switch byte {
-            case UInt8(ascii: "\""):
-                return String(decoding: utf8, as: UTF8.self)
-            case UInt8(ascii: "\\"):
-                guard let escaped = peek else { throw error("unterminated escape") }
-                index += 1
-                switch escaped {
-                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): utf8.append(escaped)
-                case UInt8(ascii: "b"): utf8.append(0x08)
-                case UInt8(ascii: "f"): utf8.append(0x0C)
-                case UInt8(ascii: "n"): utf8.append(0x0A)
-                case UInt8(ascii: "r"): utf8.append(0x0D)
-                case UInt8(ascii: "t"): utf8.append(0x09)
-                case UInt8(ascii: "u"):
-                    var scalar = try hex4()
-                    if (0xD800...0xDBFF).contains(scalar) {
-                        guard peek == UInt8(ascii: "\\") else { throw error("unpaired surrogate") }
-                        index += 1
-                        try expect(UInt8(ascii: "u"))
-                        let low = try hex4()
-                        guard (0xDC00...0xDFFF).contains(low) else { throw error("unpaired surrogate") }
-                        scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
-                    }
-                    guard let unicode = Unicode.Scalar(scalar) else { throw error("unpaired surrogate") }
-                    utf8.append(contentsOf: String(Character(unicode)).utf8)
-                default:
-                    throw error("unknown escape")
-                }
-            case 0..<0x20:
-                throw error("control character in a string")
-            default:
-                utf8.append(byte)
+        do throws(TextStringError) {
+            return try cursor.readJSONString()
+        } catch {
+            switch error {
+            case .unterminatedString: throw self.error("unterminated string")
+            case .unterminatedEscape: throw self.error("unterminated escape")
+            case .controlCharacter: throw self.error("control character in a string", skipping: 1)
+            case .unknownEscape, .octalAboveASCII: throw self.error("unknown escape", skipping: 1)
+            case .missingHexDigits: throw self.error("bad \\u escape")
+            case .unpairedHighSurrogate where cursor.peek == UInt8(ascii: "\\"):
+                // A backslash, but not `\u`.
+                throw self.error("expected 'u'", skipping: 1)
+            case .unpairedHighSurrogate, .notLowSurrogate, .unpairedLowSurrogate:
+                throw self.error("unpaired surrogate")
             }
-        }
-    }
-
-    private mutating func hex4() throws(SyntaxError) -> UInt32 {
-        var value: UInt32 = 0
-        for _ in 0..<4 {
-            guard let byte = peek, let digit = Self.hexDigit(byte) else { throw error("bad \\u escape") }
-            value = value << 4 | digit
-            index += 1
-        }
-        return value
-    }
-
-    private static func hexDigit(_ byte: UInt8) -> UInt32? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): UInt32(byte - UInt8(ascii: "0"))
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): UInt32(byte - UInt8(ascii: "a") + 10)
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): UInt32(byte - UInt8(ascii: "A") + 10)
-        default: nil
         }
     }
 
     private mutating func number() throws(SyntaxError) -> Double {
-        let start = index
-        func digits(_ reader: inout JSONReader) -> Int {
-            let from = reader.index
-            while let byte = reader.peek, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) { reader.index += 1 }
-            return reader.index - from
+        let start = cursor.index
+        do throws(JSONNumberPart) {
+            _ = try cursor.scanJSONNumber()
+        } catch {
+            throw self.error("bad number")
         }
-        if peek == UInt8(ascii: "-") { index += 1 }
-        if peek == UInt8(ascii: "0") {
-            index += 1
-        } else if digits(&self) == 0 {
-            throw error("bad number")
-        }
-        if peek == UInt8(ascii: ".") {
-            index += 1
-            guard digits(&self) > 0 else { throw error("bad number") }
-        }
-        if peek == UInt8(ascii: "e") || peek == UInt8(ascii: "E") {
-            index += 1
-            if peek == UInt8(ascii: "+") || peek == UInt8(ascii: "-") { index += 1 }
-            guard digits(&self) > 0 else { throw error("bad number") }
-        }
-        guard let value = Double(String(decoding: bytes[start..<index], as: UTF8.self)), value.isFinite else {
+        guard let value = Double(cursor.text(from: start)), value.isFinite else {
             throw error("a number beyond the range of a double")
         }
         return value

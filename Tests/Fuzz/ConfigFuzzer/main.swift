@@ -1,6 +1,6 @@
 // The config reader's fuzz target.
 //
-// Built by scripts/fuzz-config.sh with -DFUZZING and -sanitize=fuzzer,address, it hands control to libFuzzer.
+// Built by `scripts/fuzz.sh config` with -DFUZZING and -sanitize=fuzzer,address, it hands control to libFuzzer.
 // In a plain build it replays the files and directories given as arguments (a crash reproducer, say) through
 // the same checks, so `swift build` and `swift test` need no fuzzer flags.
 import ConfigFuzzing

@@ -2,7 +2,7 @@
 //
 // libFuzzer mutates a recipe; ConfigDocumentGenerator turns the recipe into a binary plist, XML plist, old-style
 // plist or JSON config full of hostile numbers, escapes and comments, shared and cyclic references and bad offset
-// tables; ConfigFuzz checks the reader's invariants on it. Built by `scripts/fuzz-config.sh --structured` with
+// tables; ConfigFuzz checks the reader's invariants on it. Built by `scripts/fuzz.sh config --structured` with
 // -DFUZZING. In a plain build it replays recipe files, or writes the document of one recipe so a crasher can join
 // the corpus:
 //

@@ -2,7 +2,7 @@
 //
 // libFuzzer mutates a recipe; RemotePayloadGenerator turns it into an Airship remote-data payload (a response or a
 // bare app config, with rules, Ivy constraints and predicates, valid or nearly so); RemoteFuzz checks the parser's
-// invariants on it, and on the raw bytes as a payload too. Built by `scripts/fuzz-remote.sh` with -DFUZZING. In a
+// invariants on it, and on the raw bytes as a payload too. Built by `scripts/fuzz.sh remote` with -DFUZZING. In a
 // plain build it replays recipe files, or writes the payload of one recipe:
 //
 //   remote-fuzzer RECIPE...
