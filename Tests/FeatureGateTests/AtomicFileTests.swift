@@ -1,5 +1,6 @@
 import FeatureGate
 import Foundation
+import PackageTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -39,10 +40,13 @@ import Darwin
         let directory = TemporaryDirectory()
         defer { directory.cleanUp() }
         try FileManager.default.createDirectory(at: directory.url, withIntermediateDirectories: true)
-        let previous = FileManager.default.currentDirectoryPath
-        #expect(FileManager.default.changeCurrentDirectoryPath(directory.path))
-        defer { _ = FileManager.default.changeCurrentDirectoryPath(previous) }
-        try FileFeatureStore(url: URL(filePath: "rel/dir/features.json")).save(Data("x".utf8))
+        // In a child: changing this process's current directory races every test that starts a process.
+        let child = Process()
+        child.executableURL = try builtProduct("feature-store-writer")
+        child.arguments = ["relative", directory.path]
+        try child.run()
+        child.waitUntilExit()
+        #expect(child.terminationStatus == 0)
         #expect(FileManager.default.contents(atPath: directory.path + "/rel/dir/features.json") == Data("x".utf8))
     }
 }
