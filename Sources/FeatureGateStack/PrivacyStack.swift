@@ -46,7 +46,7 @@ public final class PrivacyStack: Sendable {
     public let configurationWarnings: [ConfigDiagnostic]
 
     /// Reads the config file (strict by default: an unknown name is an error, never "everything on") and builds
-    /// the stack in `dataDirectory`, with the consent policy the file holds or ``ConsentPolicy/default``.
+    /// the stack in `dataDirectory`, with the consent policy the file holds or `ConsentPolicy.default`.
     ///
     /// - Parameters:
     ///   - configFile: An `AirshipConfig.plist`-style file: XML, binary or old-style plist, or JSON.
@@ -66,7 +66,7 @@ public final class PrivacyStack: Sendable {
     ///
     /// - Parameters:
     ///   - configuration: The features enabled when nothing was stored (`[]` for default-off consent).
-    ///   - consentPolicy: The categories and the features they map; ``ConsentPolicy/default`` when `nil`.
+    ///   - consentPolicy: The categories and the features they map; `ConsentPolicy.default` when `nil`.
     ///   - catalog: The flags, with your own in bits 16–31.
     ///   - dataDirectory: Where the stack keeps its files; created on the first write.
     public convenience init(
