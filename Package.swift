@@ -17,6 +17,8 @@ let package = Package(
         .library(name: "FeatureGateTracking", targets: ["FeatureGateTracking"]),
         .library(name: "FeatureGateIAB", targets: ["FeatureGateIAB"]),
         .library(name: "FeatureGateRemote", targets: ["FeatureGateRemote"]),
+        // The front door: the usual stack (gate, consent, runtime, identifier, revocation) from a config file.
+        .library(name: "FeatureGateStack", targets: ["FeatureGateStack"]),
         // Not `featuregate` for the target: on a case-insensitive file system it would clash with FeatureGate.
         .executable(name: "featuregate", targets: ["FeatureGateCLI"]),
     ],
@@ -41,6 +43,13 @@ let package = Package(
             name: "FeatureGateIAB", dependencies: ["FeatureGate"], resources: [.copy("PrivacyInfo.xcprivacy")]),
         // The server's kill switch: Airship remote-data payloads and the refresher that fetches them.
         .target(name: "FeatureGateRemote", dependencies: ["FeatureGate", "NoopRuntime"]),
+        // The front door. Above FeatureGateConfig and NoopRuntime, which stay independent of each other: the only module
+        // that sees a config file and the runtime at once, and nothing depends on it.
+        .target(name: "FeatureGateStack", dependencies: ["FeatureGate", "FeatureGateConfig", "NoopRuntime"]),
+        .testTarget(
+            name: "FeatureGateStackTests",
+            dependencies: ["FeatureGate", "FeatureGateConfig", "NoopRuntime", "FeatureGateStack", "PackageTestSupport"]
+        ),
         .executableTarget(
             name: "consent-demo",
             dependencies: ["FeatureGate", "FeatureGateConfig", "FeatureGateIAB", "FeatureGateRemote", "NoopRuntime"],

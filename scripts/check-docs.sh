@@ -4,7 +4,7 @@
 # `swift package dump-symbol-graph`, then `docc convert` gets each module's graph as an additional directory.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-modules=(FeatureGate FeatureGateConfig NoopRuntime FeatureGateIAB FeatureGateRemote)
+modules=(FeatureGate FeatureGateConfig NoopRuntime FeatureGateIAB FeatureGateRemote FeatureGateStack)
 output=${DOCS_OUTPUT:-$(mktemp -d)}
 
 if ! dump_log=$(swift package dump-symbol-graph --minimum-access-level public 2>&1); then

@@ -9,8 +9,9 @@
 # - `<!-- snippet: continues -->`: the block continues the previous block of the same file (same program).
 # - `<!-- snippet: apple-only: REASON -->`: uses an Apple framework; skipped on Linux with REASON.
 # - `<!-- snippet: skip: REASON -->`: not Swift source of a program (a Package.swift fragment); never compiled.
-# - Names an article assumes the reader has (`privacy`, `consent`, `httpClient`...) are declared, with their types,
-#   in scripts/snippets/SnippetContext.swift, which every block imports.
+# - A block compiles against the library plus only the names it (or the blocks it continues) declares: an article
+#   declares what it uses, with small, visibly app-owned stand-ins (`struct AppServer: Transport`). The script
+#   still imports scripts/snippets/SnippetContext.swift, which is empty and must stay so.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -28,7 +29,10 @@ python3 - "$work" "$(uname -s)" <<'PY'
 import glob, os, re, sys
 
 work, system = sys.argv[1], sys.argv[2]
-LIBRARIES = ["FeatureGate", "FeatureGateConfig", "FeatureGateIAB", "FeatureGateTracking", "NoopRuntime"]
+LIBRARIES = [
+    "FeatureGate", "FeatureGateConfig", "FeatureGateIAB", "FeatureGateRemote", "FeatureGateStack", "FeatureGateTracking",
+    "NoopRuntime",
+]
 files = ["README.md"] + sorted(glob.glob("Sources/*/*.docc/*.md"))
 marker = re.compile(r"^<!--\s*snippet:\s*(continues|apple-only|skip)\s*(?::\s*(.*?))?\s*-->\s*$")
 programs, skipped = [], []

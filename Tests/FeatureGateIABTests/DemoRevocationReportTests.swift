@@ -20,7 +20,8 @@ import Testing
             let reportStart = try #require(lines.firstIndex(of: "revoke-all report"))
             let inReport = Set(
                 lines[reportStart...].prefix { !$0.hasPrefix("  anonymous") }.compactMap { line -> String? in
-                    let trimmed = line.replacingOccurrences(of: "  purged", with: "").trimmingCharacters(in: .whitespaces)
+                    let trimmed = line.replacingOccurrences(of: "  purged", with: "")
+                        .trimmingCharacters(in: .whitespaces)
                     guard line.contains(" file(s)"), let colon = trimmed.firstIndex(of: ":") else { return nil }
                     return String(trimmed[..<colon])
                 })

@@ -341,9 +341,7 @@ public final class PrivacyManager: Sendable {
     public func reason(for features: Feature) -> FeatureReason {
         let all = reasons(for: features)
         return all.first { !$0.isEnabled } ?? all.first
-            ?? FeatureReason(
-                feature: [], isLocallyEnabled: false, isRemotelyDisabled: false, remoteRule: nil, source: .configuration,
-                decidingCategory: nil, withholdingConsent: [:], consentBlockers: [:])
+            ?? FeatureReason(feature: [], isLocallyEnabled: false, isRemotelyDisabled: false, source: .configuration)
     }
 
     /// How many times a flag of `features` has gone from enabled to disabled in the effective set since the

@@ -1,0 +1,175 @@
+import FeatureGate
+import FeatureGateConfig
+import FeatureGateStack
+import Foundation
+import NoopRuntime
+import Synchronization
+import Testing
+
+/// A data directory that the test removes.
+private struct Directory {
+    let url = URL(filePath: NSTemporaryDirectory()).appending(path: "featuregate-stack-\(UUID().uuidString)")
+
+    /// Every file and folder under the directory, relative and sorted; empty when it does not exist.
+    var files: [String] {
+        ((try? FileManager.default.subpathsOfDirectory(atPath: url.path(percentEncoded: false))) ?? []).sorted()
+    }
+
+    func config(_ json: String) throws -> URL {
+        let file = URL(filePath: NSTemporaryDirectory()).appending(path: "featuregate-stack-\(UUID().uuidString).json")
+        try Data(json.utf8).write(to: file)
+        return file
+    }
+
+    func cleanUp() { try? FileManager.default.removeItem(at: url) }
+}
+
+/// A transport that records every request and answers 200.
+private final class RecordingTransport: Transport {
+    let requests = Mutex<[TransportRequest]>([])
+    func send(_ request: TransportRequest) async throws -> TransportResponse {
+        requests.withLock { $0.append(request) }
+        return TransportResponse(statusCode: 200)
+    }
+    var paths: [String] { requests.withLock { $0.map { "\($0.method) \($0.path)" } } }
+}
+
+/// An analytics event of the test SDK.
+private struct Tapped: Codable, Sendable, Equatable {
+    var button: String
+}
+
+@Suite struct PrivacyStackTests {
+    @Test func aDefaultOffStackFromAConfigFileWritesNothingUntilSomethingIsEnabled() async throws {
+        let directory = Directory()
+        defer { directory.cleanUp() }
+        let stack = try PrivacyStack(
+            configFile: try directory.config(#"{"enabledFeatures": []}"#), dataDirectory: directory.url)
+        stack.register(StorageSubsystem("push", storage: stack.storage("push", for: .push)))
+        #expect(await stack.start() == nil)
+        await stack.runtime.settle()
+        #expect(stack.privacy.enabledFeatures.isEmpty)
+        #expect(directory.files.isEmpty)
+        #expect(stack.counter.totals.isSilent)
+    }
+
+    @Test func aConfigFileWithATypoIsAnErrorNotEverythingOn() throws {
+        let directory = Directory()
+        defer { directory.cleanUp() }
+        #expect(throws: ConfigError.self) {
+            try PrivacyStack(
+                configFile: try directory.config(#"{"enabledFeatures": ["anlytics"]}"#), dataDirectory: directory.url)
+        }
+    }
+
+    /// The README's five steps, end to end: a config file; an analytics buffer with an upload and a push
+    /// registration, gated; consent granted and denied, observed; revoke-all with an erasure.
+    @Test func theFiveStepsOfTheReadme() async throws {
+        let directory = Directory()
+        defer { directory.cleanUp() }
+        let server = RecordingTransport()
+        let stack = try PrivacyStack(
+            configFile: try directory.config(#"{"enabledFeatures": []}"#), dataDirectory: directory.url)
+
+        let uploads = stack.transport(server, for: .analytics)
+        let events = stack.eventBuffer(
+            of: Tapped.self, for: .analytics, backends: [UploadBackend(transport: uploads, path: "/events")])
+        stack.register(
+            StorageSubsystem("analytics", storage: stack.storage("analytics", for: .analytics), eventQueues: [events]))
+        stack.register(
+            StorageSubsystem("push", storage: stack.storage("push", for: .push)) { storage in
+                try storage.write(Data(#"{"token":"t"}"#.utf8), to: "registration.json")
+            })
+        let erasure = ErasureRequest(via: uploads) { id in
+            TransportRequest(method: "DELETE", path: "/users/\(id?.uuidString ?? "unknown")")
+        }
+        await stack.start(erasure: erasure)
+
+        let changes = Mutex<[String]>([])
+        let token = stack.consent.observe { change in
+            changes.withLock { $0.append("\(change.category) \(change.current)") }
+        }
+        defer { token.cancel() }
+        #expect(throws: GatedIOError.self) { try events.track(Tapped(button: "before consent")) }
+
+        try await stack.consent.setStatus(.granted, for: .analytics, source: .user)
+        stack.privacy.enableFeatures(.push)
+        await stack.runtime.settle()
+        _ = try stack.identifier.current()
+        try events.track(Tapped(button: "buy"))
+        #expect(String(describing: await events.flush()) == "flushed: upload delivered 1 event")
+        try events.track(Tapped(button: "queued, then purged"))
+        #expect(directory.files.contains("push/registration.json"))
+
+        try await stack.consent.setStatus(.denied, for: .advertising, source: .user)
+        #expect(changes.withLock { $0 } == ["analytics granted", "advertising denied"])
+
+        let report = await stack.revokeAll(erasure: erasure)
+        #expect(report.isComplete)
+        #expect(report.erasure.wasSent)
+        #expect(Set(report.purges.map(\.subsystem)) == ["analytics", "push"])
+        #expect(report.totalPurged.removedFiles == ["push/registration.json"])
+        #expect(report.totalPurged.droppedItems == 1)
+        #expect(Set(report.stoppedSubsystems) == ["analytics", "push"])
+        #expect(server.paths.first == "POST /events")
+        #expect(server.paths.last?.hasPrefix("DELETE /users/") == true)
+        #expect(directory.files == PrivacyDataDirectory.retainedFileNames)
+    }
+
+    @Test func startFinishesARevocationAKilledProcessLeftPending() async throws {
+        let directory = Directory()
+        defer { directory.cleanUp() }
+        let configuration = PrivacyConfiguration(enabledFeatures: [])
+        do {
+            // The process that is killed: push ran and wrote its file; revoke-all recorded that it began, then died.
+            let stack = PrivacyStack(configuration: configuration, dataDirectory: directory.url)
+            stack.register(
+                StorageSubsystem("push", storage: stack.storage("push", for: .push)) { storage in
+                    try storage.write(Data("{}".utf8), to: "registration.json")
+                })
+            await stack.start()
+            stack.privacy.enableFeatures(.push)
+            await stack.runtime.settle()
+            _ = stack.privacy.beginRevocation(
+                PendingRevocation(anonymousIdentifier: nil, isErasureOwed: true), refusing: [.analytics])
+            await stack.runtime.shutdown()
+        }
+        #expect(directory.files.contains("push/registration.json"))
+
+        let server = RecordingTransport()
+        let stack = PrivacyStack(configuration: configuration, dataDirectory: directory.url)
+        stack.register(StorageSubsystem("push", storage: stack.storage("push", for: .push)))
+        let erasure = ErasureRequest(via: stack.transport(server, for: .push)) { _ in
+            TransportRequest(method: "DELETE", path: "/me")
+        }
+        let finished = try #require(await stack.start(erasure: erasure))
+        #expect(finished.resumed)
+        #expect(finished.erasure.wasSent)
+        #expect(server.paths == ["DELETE /me"])
+        #expect(stack.privacy.pendingRevocation == nil)
+        #expect(!directory.files.contains("push/registration.json"))
+        #expect(await stack.start(erasure: erasure) == nil)
+    }
+
+    @Test func theLogBackendWritesOnlyWhatItsGateLetsThrough() async throws {
+        let privacy = PrivacyManager(
+            configuration: PrivacyConfiguration(enabledFeatures: []), store: InMemoryFeatureStore())
+        let lines = Mutex<[String]>([])
+        let log = LogEventBackend<Tapped>(
+            name: "log", format: { $0.button }, write: { line in lines.withLock { $0.append(line) } })
+        let buffer = GatedEventBuffer(features: .analytics, capacity: 10, privacy: privacy, backends: [log])
+        #expect(throws: GatedIOError.self) { try buffer.track(Tapped(button: "off")) }
+        _ = await buffer.flush()
+        #expect(lines.withLock { $0 }.isEmpty)
+
+        privacy.enableFeatures(.analytics)
+        try buffer.track(Tapped(button: "a"))
+        try buffer.track(Tapped(button: "b"))
+        let report = await buffer.flush()
+        #expect(lines.withLock { $0 } == ["log: a", "log: b"])
+        #expect(String(describing: report) == "flushed: log delivered 2 events")
+
+        // The system writer (standard error here) takes a batch without failing.
+        try await LogEventBackend<Tapped>().deliver([])
+    }
+}
