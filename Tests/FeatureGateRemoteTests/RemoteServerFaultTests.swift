@@ -161,4 +161,29 @@ import Testing
         guard case .failed = await refresher.refreshIfDue() else { throw Failure("a \(status) was applied") }
         #expect(!gate.isEnabled(.push))
     }
+
+    @Test func aRedirectToAnotherHostIsNotFollowedNorGivenTheValidators() async throws {
+        let directory = RemoteTestDirectory()
+        defer { directory.cleanUp() }
+        let elsewhere = try LoopbackHTTPServer { _ in .ok(#"{"disabled_features":["all"]}"#) }
+        defer { elsewhere.stop() }
+        let server = try LoopbackHTTPServer { request in
+            request.index == 0
+                ? .ok(String(decoding: Payloads.pushFor10, as: UTF8.self), headers: ["ETag": "\"v1\""])
+                : .respond(status: 302, headers: ["Location": "\(elsewhere.baseURL.absoluteString)/payload"])
+        }
+        defer { server.stop() }
+        let clock = TestClock()
+        let gate = directory.launch(enabled: [.push, .analytics])
+        let refresher = RemoteDataRefresher(
+            privacy: gate, transport: URLSessionTransport(baseURL: server.baseURL), path: Self.path
+        ) { clock.seconds }
+        _ = await refresher.refreshIfDue()
+        clock.advance(by: 10)
+        guard case .failed(let reason) = await refresher.refreshIfDue() else { throw Failure("the 302 was applied") }
+        #expect(reason == "status 302")
+        #expect(server.requests.last?.header("If-None-Match") == "\"v1\"")
+        #expect(elsewhere.requests.isEmpty)
+        #expect(!gate.isEnabled(.push) && gate.isEnabled(.analytics))
+    }
 }

@@ -95,21 +95,21 @@ public final class LoopbackHTTPServer: @unchecked Sendable {
     /// Every request received so far, in order of arrival.
     public var requests: [Request] { lock.withLock { received } }
 
-    /// Stops listening and closes every connection held open. Idempotent.
+    /// Stops listening and ends every connection held open. Idempotent.
+    ///
+    /// It only shuts sockets down; the threads that own them close them, so no descriptor is closed while another
+    /// thread may still use its number (which a new socket elsewhere in the process could have taken).
     public func stop() {
-        let fds: [Int32]? = lock.withLock {
-            if isStopped { return nil }
+        lock.withLock {
+            if isStopped { return }
             isStopped = true
-            defer { held.removeAll() }
-            return held
+            shutdown(listener, Int32(SHUT_RDWR))
+            for fd in held { shutdown(fd, Int32(SHUT_RDWR)) }
         }
-        guard let fds else { return }
-        shutdown(listener, Int32(SHUT_RDWR))
-        close(listener)
-        for fd in fds { shutdown(fd, Int32(SHUT_RDWR)) }
     }
 
     private func acceptLoop() {
+        defer { close(listener) }
         while true {
             let client = accept(listener, nil, nil)
             if client < 0 {
@@ -175,6 +175,7 @@ public final class LoopbackHTTPServer: @unchecked Sendable {
             // Until stop() shuts the connection down (a read then returns 0), or 10 minutes at most.
             var pollFD = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
             for _ in 0..<600 where poll(&pollFD, 1, 1000) == 0 {}
+            lock.withLock { held.removeAll { $0 == fd } }
         }
     }
 

@@ -11,12 +11,26 @@ import Darwin
 
 /// The demo SDK's real HTTP client: HTTP/1.1 over a POSIX socket to the loopback collector.
 ///
-/// No URLSession: on Linux it pulls in libcurl, whose own start-up would blur the syscall trace. The collector
-/// is started on the first request, which only a request that passed the gate can make.
+/// No URLSession: on Linux it pulls in libcurl, whose own start-up would blur the syscall trace (an app uses
+/// NoopRuntime's `URLSessionTransport`). The collector is started on the first request, which only a request that
+/// passed the gate can make. The socket calls block, so they run on a thread of their own, never on Swift's
+/// cooperative threads: a collector that holds the connection stalls only that thread, and the caller (a flush, a
+/// revocation) stops waiting at its deadline or when cancelled.
 struct LoopbackHTTPTransport: Transport {
     let collector: LoopbackCollector
 
     func send(_ request: TransportRequest) async throws -> TransportResponse {
+        try await withCheckedThrowingContinuation { continuation in
+            let thread = Thread { [collector] in
+                continuation.resume(with: Result { try Self.exchange(request, collector) })
+            }
+            thread.name = "loopback-http-client"
+            thread.start()
+        }
+    }
+
+    /// One request and its response, with blocking socket calls: only ever on the thread `send` starts.
+    static func exchange(_ request: TransportRequest, _ collector: LoopbackCollector) throws -> TransportResponse {
         let port = try collector.port()
         let fd = socket(AF_INET, Sockets.stream, 0)
         guard fd >= 0 else { throw SocketError(call: "socket", code: errno) }

@@ -121,17 +121,39 @@ struct QueueFileBackend: EventBackend {
     }
 }
 
-/// POSTs each batch to `/api/events`.
+/// POSTs each batch to `/api/events`, under the batch's `Idempotency-Key`, each event with its `eventID`: the
+/// collector can drop what a retry sends twice (delivery is at least once).
 struct UploadBackend: EventBackend {
     let transport: GatedTransport
     var name: String { "upload" }
 
     func deliver(_ events: [AnalyticsEvent]) async throws {
+        try await deliver(EventBatch(events: events.map { IdentifiedEvent($0) }))
+    }
+
+    func deliver(_ batch: EventBatch<AnalyticsEvent>) async throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
         let response = try await transport.send(
-            TransportRequest(method: "POST", path: "/api/events", body: try encoder.encode(events))
+            TransportRequest(
+                method: "POST", path: "/api/events",
+                headers: [ErasureRequest.idempotencyKeyHeader: batch.idempotencyKey.uuidString.lowercased()],
+                body: try encoder.encode(batch.events.map(UploadedEvent.init)))
         )
+        if let wait = RetryAfterError(response: response) { throw wait }
         guard response.isSuccess else { throw DemoError("upload answered \(response.statusCode)") }
+    }
+}
+
+/// An event as uploaded: its fields and the identifier the buffer gave it when it was tracked.
+private struct UploadedEvent: Encodable {
+    let identified: IdentifiedEvent<AnalyticsEvent>
+
+    private enum Key: String, CodingKey { case eventID }
+
+    func encode(to encoder: any Encoder) throws {
+        try identified.event.encode(to: encoder)
+        var container = encoder.container(keyedBy: Key.self)
+        try container.encode(identified.id.uuidString.lowercased(), forKey: .eventID)
     }
 }

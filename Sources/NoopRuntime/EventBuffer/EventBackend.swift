@@ -1,3 +1,5 @@
+import Foundation
+
 /// A destination for batches of events: an upload endpoint, a file queue, a second vendor.
 ///
 /// A ``GatedEventBuffer`` delivers to each backend on its own: one that throws is retried with backoff and
@@ -12,7 +14,61 @@ public protocol EventBackend<Event>: Sendable {
 
     /// Delivers `events`, oldest first, all or nothing: throw if any was not delivered.
     func deliver(_ events: [Event]) async throws
+
+    /// Delivers `batch`, oldest first, all or nothing: throw if any event was not delivered. Throw
+    /// ``RetryAfterError`` when the server answered 429 or 503 with a `Retry-After`: the buffer then sends nothing
+    /// more to this backend until it has passed.
+    ///
+    /// Delivery is at least once: a batch whose answer was lost is sent again. Implement this method (rather than
+    /// `deliver(_ events: [Event])`, which the default implementation calls) to let the server drop the copies: send
+    /// ``EventBatch/idempotencyKey`` (as an `Idempotency-Key` header, say), the same on every retry of an unchanged
+    /// batch, and each event's ``IdentifiedEvent/id``, the same in every batch that carries the event.
+    func deliver(_ batch: EventBatch<Event>) async throws
 }
+
+extension EventBackend {
+    /// Delivers the batch's events without their identifiers: calls `deliver(_ events: [Event])`.
+    public func deliver(_ batch: EventBatch<Event>) async throws {
+        try await deliver(batch.events.map(\.event))
+    }
+}
+
+/// An event as a ``GatedEventBuffer`` holds it: with the identifier it was given when tracked.
+public struct IdentifiedEvent<Event: Sendable>: Sendable {
+    /// A random UUID given when the event was tracked, never derived from its data; every batch that carries the
+    /// event carries it, so a backend drops an event it has already seen by this identifier.
+    public let id: UUID
+    /// The event as tracked.
+    public let event: Event
+
+    /// Gives `event` the identifier `id` (a new random one unless given).
+    public init(_ event: Event, id: UUID = UUID()) {
+        self.id = id
+        self.event = event
+    }
+}
+
+extension IdentifiedEvent: Equatable where Event: Equatable {}
+extension IdentifiedEvent: Hashable where Event: Hashable {}
+
+/// What one delivery attempt hands a backend: events and the batch's idempotency key.
+public struct EventBatch<Event: Sendable>: Sendable {
+    /// A random UUID for this batch, the same on every retry while the batch is unchanged (a retry in a later
+    /// flush included). A batch that changes (the backlog overflowed into it) gets a new key; its events keep
+    /// their identifiers.
+    public let idempotencyKey: UUID
+    /// The events, oldest first.
+    public let events: [IdentifiedEvent<Event>]
+
+    /// A batch of `events` under `idempotencyKey` (a new random one unless given).
+    public init(events: [IdentifiedEvent<Event>], idempotencyKey: UUID = UUID()) {
+        self.idempotencyKey = idempotencyKey
+        self.events = events
+    }
+}
+
+extension EventBatch: Equatable where Event: Equatable {}
+extension EventBatch: Hashable where Event: Hashable {}
 
 /// How often, and how patiently, a ``GatedEventBuffer`` retries a failing backend within one flush.
 ///

@@ -36,7 +36,8 @@ public struct BackendDelivery: Sendable, Hashable {
         /// The gate closed, or a purge ran, between attempts; the batch was purged and no further attempt made,
         /// even if the gate opened again.
         case abandonedGateClosed
-        /// The flush's task was cancelled (a subsystem stopping cancels its flush): no further attempt was made,
+        /// The flush's task was cancelled (a subsystem stopping cancels its flush), or its deadline
+        /// (``GatedEventBuffer/flushDeadline``) passed: no further attempt was made,
         /// and a call under way was no longer waited for. The batch goes back to the backlog unless revoked.
         case cancelled
     }

@@ -1,4 +1,5 @@
 import FeatureGate
+import Foundation
 
 /// A bounded in-memory queue of events that reaches its backends only while its features are enabled.
 ///
@@ -24,7 +25,25 @@ import FeatureGate
 /// dropped, the backoff wait ends, and a backend call under way is cancelled and no longer waited for, even if
 /// the backend ignores cancellation. The undelivered batches go back to their backlogs (unless revoked).
 ///
-/// The sleeper is injected so tests can run the backoff without waiting.
+/// ## Bounded
+/// A flush returns within ``flushDeadline`` (30 s unless given), whatever its backends do: when it passes, the
+/// backend calls under way are cancelled and no longer waited for, and their batches go back to the backlogs
+/// (``BackendDelivery/Result/cancelled``). Backends run on tasks of their own; a backend must not make blocking
+/// calls on Swift's concurrency threads (use `URLSessionTransport`, or move blocking I/O to a thread of its own).
+///
+/// ## Servers that fail
+/// A backend that throws ``RetryAfterError`` (its server answered 429 or 503 with `Retry-After`) gets no further
+/// attempt, in this flush or a later one, until the wait has passed (at most ``RetryAfter/maximum``); its batch
+/// waits in its backlog.
+///
+/// Delivery is at least once: a batch whose answer was lost (the server took it, the connection dropped) is sent
+/// again. So that a backend can drop the copies, every event gets a random identifier when tracked
+/// (``IdentifiedEvent/id``), carried by every batch that holds it, and every batch an idempotency key
+/// (``EventBatch/idempotencyKey``) that a retry reuses: a batch that failed is retried alone and unchanged, before
+/// newer events, which follow in a batch of their own. See the batch form of `EventBackend.deliver(_:)` and
+/// <doc:ServersThatFail>.
+///
+/// The sleeper and the clock are injected so tests can run the backoff and `Retry-After` without waiting.
 ///
 /// Thread safety: every method may be called from any thread; flushes do not overlap (a flush that finds
 /// another under way returns at once).
@@ -38,11 +57,14 @@ public final class GatedEventBuffer<Event: Sendable>: Sendable {
     public let capacity: Int
     /// How failing backends are retried.
     public let retryPolicy: RetryPolicy
+    /// The longest a ``flush()`` takes: then the backend calls under way are cancelled.
+    public let flushDeadline: Duration
 
     @usableFromInline let privacy: PrivacyManager
     @usableFromInline let ledger: IOCounter
     private let backends: [any EventBackend<Event>]
     private let sleep: Sleeper
+    private let now: @Sendable () -> Double
     private let state: LockedValue<State>
     private let observation: ObservationToken
 
@@ -56,6 +78,8 @@ public final class GatedEventBuffer<Event: Sendable>: Sendable {
     ///   - retryPolicy: How failing backends are retried within one flush.
     ///   - counter: Counts accepted and refused events (the default counts for no one).
     ///   - sleep: Waits between attempts; the default is `Task.sleep(for:)`.
+    ///   - flushDeadline: The longest a flush takes (on the system's clock); positive. The default is 30 seconds.
+    ///   - now: A monotonic clock in seconds, for `Retry-After`; the default is the system's continuous clock.
     public init(
         features: Feature,
         capacity: Int,
@@ -63,10 +87,24 @@ public final class GatedEventBuffer<Event: Sendable>: Sendable {
         backends: [any EventBackend<Event>],
         retryPolicy: RetryPolicy = .standard,
         counter: IOCounter = IOCounter(),
-        sleep: @escaping Sleeper = { try? await Task.sleep(for: $0) }
+        sleep: @escaping Sleeper = { try? await Task.sleep(for: $0) },
+        flushDeadline: Duration = .seconds(30),
+        now: (@Sendable () -> Double)? = nil
     ) {
         precondition(!features.isEmpty, "a gated event buffer needs at least one feature")
         precondition(capacity >= 1, "capacity must be at least 1")
+        precondition(flushDeadline > .zero, "the flush deadline must be positive")
+        self.flushDeadline = flushDeadline
+        if let now {
+            self.now = now
+        } else {
+            let clock = ContinuousClock()
+            let start = clock.now
+            self.now = {
+                let elapsed = clock.now - start
+                return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+            }
+        }
         self.features = features
         self.capacity = capacity
         self.privacy = privacy
@@ -110,12 +148,13 @@ public final class GatedEventBuffer<Event: Sendable>: Sendable {
     /// (`disablesAtCall` is the revocation counter read just after the call found the gate open).
     @usableFromInline
     func append(_ event: Event, disablesAtCall: UInt64) -> Bool {
-        state.withLock { state in
+        let identified = IdentifiedEvent(event)
+        return state.withLock { state in
             guard privacy.isEnabled(features) else { return false }
             let disables = privacy.disableCount(of: features)
             state.catchUp(disables: disables)
             guard disables == disablesAtCall else { return false }
-            state.push(event, capacity: capacity)
+            state.push(identified, capacity: capacity)
             return true
         }
     }
@@ -134,7 +173,8 @@ public final class GatedEventBuffer<Event: Sendable>: Sendable {
         state.withLock { state in
             var result: [String: Int] = [:]
             for (index, backend) in backends.enumerated() {
-                result[backend.name, default: 0] += state.backlog[index].count
+                let failed = state.failed[index]?.events.count ?? 0
+                result[backend.name, default: 0] += state.backlog[index].count + failed
             }
             return result
         }
@@ -161,47 +201,106 @@ public final class GatedEventBuffer<Event: Sendable>: Sendable {
         guard privacy.isEnabled(features) else {
             return FlushReport(outcome: .purged, purgedEvents: purge())
         }
-        let taken: (generation: UInt64, batches: [[Event]])? = state.withLock { state in
+        let time = now()
+        let taken: (generation: UInt64, batches: [[EventBatch<Event>]], held: [BackendDelivery?])? = state.withLock {
+            state in
             guard !state.isFlushing else { return nil }
             state.catchUp(disables: privacy.disableCount(of: features))
             state.isFlushing = true
             state.moveBufferToBacklogs(capacity: capacity)
-            // The batches leave the backlogs while in flight, so a purge meanwhile cannot count them too.
-            defer { for index in state.backlog.indices { state.backlog[index] = [] } }
-            return (state.generation, state.backlog)
+            // The batches leave the backlogs while in flight, so a purge meanwhile cannot count them too. A backend
+            // the server asked to wait keeps its events where they are, and gets no attempt.
+            var batches: [[EventBatch<Event>]] = []
+            var held: [BackendDelivery?] = []
+            for index in state.backlog.indices {
+                let waiting = (state.failed[index]?.events.count ?? 0) + state.backlog[index].count
+                if time < state.notBefore[index] {
+                    batches.append([])
+                    let seconds = Int((state.notBefore[index] - time).rounded(.up))
+                    held.append(
+                        waiting == 0
+                            ? nil
+                            : BackendDelivery(
+                                backend: backends[index].name, events: waiting, attempts: 0, delays: [],
+                                result: .failed("the server asked to retry after \(seconds) s more (Retry-After)")))
+                    continue
+                }
+                var list: [EventBatch<Event>] = []
+                if let failed = state.failed[index] { list.append(failed) }
+                if !state.backlog[index].isEmpty { list.append(EventBatch(events: state.backlog[index])) }
+                state.failed[index] = nil
+                state.backlog[index] = []
+                batches.append(list)
+                held.append(nil)
+            }
+            return (state.generation, batches, held)
         }
         guard let taken else { return FlushReport(outcome: .alreadyFlushing) }
 
-        let deliveries = await withTaskGroup(of: (Int, BackendDelivery).self) { group in
-            for (index, backend) in backends.enumerated() where !taken.batches[index].isEmpty {
-                let batch = taken.batches[index]
-                group.addTask { (index, await self.deliver(batch, to: backend, generation: taken.generation)) }
+        let work = Task { [self] in
+            await withTaskGroup(of: (Int, Delivered).self) { group in
+                for (index, backend) in backends.enumerated() where !taken.batches[index].isEmpty {
+                    let batches = taken.batches[index]
+                    group.addTask { (index, await self.deliver(batches, to: backend, generation: taken.generation)) }
+                }
+                var results: [(Int, Delivered)] = []
+                for await result in group { results.append(result) }
+                return results.sorted { $0.0 < $1.0 }
             }
-            var results: [(Int, BackendDelivery)] = []
-            for await result in group { results.append(result) }
-            return results.sorted { $0.0 < $1.0 }
+        }
+        // Bounded: past the deadline (or when this task is cancelled) the deliveries are cancelled, which ends
+        // them at once (a backend call under way is no longer waited for).
+        let deliveries = await withTaskCancellationHandler {
+            if let done = await Abandonable.value(
+                of: work, within: flushDeadline, sleep: { try? await Task.sleep(for: $0) })
+            {
+                return done
+            }
+            work.cancel()
+            return await work.value
+        } onCancel: {
+            work.cancel()
         }
 
+        let finished = now()
         let purgedInFlight = state.withLock { state in
             state.isFlushing = false
             var purged = 0
-            for (index, delivery) in deliveries where delivery.result != .delivered {
-                let batch = taken.batches[index]
+            for (index, outcome) in deliveries {
+                let batches = taken.batches[index]
+                let undelivered = batches[outcome.deliveredBatches...]
+                if let retryAfter = outcome.retryAfter { state.notBefore[index] = finished + retryAfter }
+                guard let first = undelivered.first else { continue }
                 // Undelivered events go back to their backlog, unless the gate closed or a purge ran meanwhile:
-                // then they are purged too.
-                if state.generation != taken.generation || delivery.result == .abandonedGateClosed {
-                    purged += batch.count
+                // then they are purged too. The first undelivered batch is retried as it is, under its key.
+                if state.generation != taken.generation || outcome.delivery.result == .abandonedGateClosed {
+                    purged += undelivered.reduce(0) { $0 + $1.events.count }
                 } else {
-                    state.backlog[index].insert(contentsOf: batch, at: 0)
+                    state.failed[index] = first
+                    state.backlog[index].insert(contentsOf: undelivered.dropFirst().flatMap(\.events), at: 0)
                     state.trimBacklog(index, capacity: capacity)
                 }
             }
             state.purged += purged
             return purged
         }
-        var report = FlushReport(outcome: .flushed, backends: deliveries.map(\.1), purgedEvents: purgedInFlight)
+        var all = deliveries.map { ($0.0, $0.1.delivery) }
+        for (index, delivery) in taken.held.enumerated() {
+            if let delivery { all.append((index, delivery)) }
+        }
+        var report = FlushReport(
+            outcome: .flushed, backends: all.sorted { $0.0 < $1.0 }.map(\.1), purgedEvents: purgedInFlight)
         if !privacy.isEnabled(features) { report.purgedEvents += purge() }
         return report
+    }
+
+    /// What one backend's deliveries came to in a flush.
+    private struct Delivered: Sendable {
+        var delivery: BackendDelivery
+        /// How many of the batches, from the first, were delivered.
+        var deliveredBatches = 0
+        /// The server's `Retry-After`, in seconds, when it asked to wait.
+        var retryAfter: Double?
     }
 
     /// Whether a batch taken at `generation` may still be handed to a backend: the gate is open and nothing was
@@ -215,61 +314,78 @@ public final class GatedEventBuffer<Event: Sendable>: Sendable {
         }
     }
 
+    /// Delivers `batches` in order, each with its own retries, stopping at the first that is not delivered.
     private func deliver(
-        _ batch: [Event],
+        _ batches: [EventBatch<Event>],
         to backend: any EventBackend<Event>,
         generation: UInt64
-    ) async -> BackendDelivery {
-        var delivery = BackendDelivery(
-            backend: backend.name,
-            events: batch.count,
-            attempts: 0,
-            delays: [],
-            result: .failed("not attempted")
-        )
-        while true {
-            guard !Task.isCancelled else {
-                delivery.result = .cancelled
-                return delivery
-            }
-            guard mayDeliver(takenAt: generation) else {
-                delivery.result = .abandonedGateClosed
-                return delivery
-            }
-            delivery.attempts += 1
-            // Checked again on the task that calls the backend, right before the call, so the window between
-            // the check and the call does not include the hop to that task.
-            switch await Abandonable.run({ [self] in
-                guard mayDeliver(takenAt: generation) else { return false }
-                try await backend.deliver(batch)
-                return true
-            }) {
-            case .success(true):
-                delivery.result = .delivered
-                return delivery
-            case .success(false):
-                delivery.result = .abandonedGateClosed
-                return delivery
-            case nil:
-                delivery.result = .cancelled
-                return delivery
-            case .failure(let error):
-                delivery.result = .failed(String(describing: error))
-                guard delivery.attempts < retryPolicy.maxAttempts else { return delivery }
-                let delay = retryPolicy.delay(afterFailedAttempt: delivery.attempts)
-                delivery.delays.append(delay)
-                await sleep(delay)
+    ) async -> Delivered {
+        var outcome = Delivered(
+            delivery: BackendDelivery(
+                backend: backend.name,
+                events: batches.reduce(0) { $0 + $1.events.count },
+                attempts: 0,
+                delays: [],
+                result: .failed("not attempted")))
+        for batch in batches {
+            var attempts = 0
+            while true {
+                guard !Task.isCancelled else {
+                    outcome.delivery.result = .cancelled
+                    return outcome
+                }
+                guard mayDeliver(takenAt: generation) else {
+                    outcome.delivery.result = .abandonedGateClosed
+                    return outcome
+                }
+                attempts += 1
+                outcome.delivery.attempts += 1
+                // Checked again on the task that calls the backend, right before the call, so the window between
+                // the check and the call does not include the hop to that task.
+                switch await Abandonable.run({ [self] in
+                    guard mayDeliver(takenAt: generation) else { return false }
+                    try await backend.deliver(batch)
+                    return true
+                }) {
+                case .success(true):
+                    outcome.deliveredBatches += 1
+                case .success(false):
+                    outcome.delivery.result = .abandonedGateClosed
+                    return outcome
+                case nil:
+                    outcome.delivery.result = .cancelled
+                    return outcome
+                case .failure(let error):
+                    outcome.delivery.result = .failed(String(describing: error))
+                    if let wait = error as? RetryAfterError, wait.delay > .zero {
+                        // No further attempt before the server's wait has passed, in this flush or a later one.
+                        outcome.retryAfter = Double(wait.delay.components.seconds)
+                        return outcome
+                    }
+                    guard attempts < retryPolicy.maxAttempts else { return outcome }
+                    let delay = retryPolicy.delay(afterFailedAttempt: attempts)
+                    outcome.delivery.delays.append(delay)
+                    await sleep(delay)
+                    continue
+                }
+                break
             }
         }
+        outcome.delivery.result = .delivered
+        return outcome
     }
 
     private struct State {
         /// The ring of waiting events: `count` of them, the oldest at `head`.
-        var ring: [Event?]
+        var ring: [IdentifiedEvent<Event>?]
         var head = 0
         var count = 0
-        /// Per backend, the events handed over but not yet delivered.
-        var backlog: [[Event]]
+        /// Per backend, the events handed over but not yet in a batch that was attempted.
+        var backlog: [[IdentifiedEvent<Event>]]
+        /// Per backend, the batch that failed, retried unchanged (its key too) before the backlog; older than it.
+        var failed: [EventBatch<Event>?]
+        /// Per backend, the earliest time (from `now`) of the next attempt: the server's `Retry-After`.
+        var notBefore: [Double]
         var dropped = 0
         var purged = 0
         /// Entries a closing gate revoked since the last purge; the next purge counts them.
@@ -283,6 +399,8 @@ public final class GatedEventBuffer<Event: Sendable>: Sendable {
         init(capacity: Int, backendCount: Int, seenDisables: UInt64) {
             ring = Array(repeating: nil, count: capacity)
             backlog = Array(repeating: [], count: backendCount)
+            failed = Array(repeating: nil, count: backendCount)
+            notBefore = Array(repeating: -.infinity, count: backendCount)
             self.seenDisables = seenDisables
         }
 
@@ -294,7 +412,7 @@ public final class GatedEventBuffer<Event: Sendable>: Sendable {
             revokeAll()
         }
 
-        mutating func push(_ event: Event, capacity: Int) {
+        mutating func push(_ event: IdentifiedEvent<Event>, capacity: Int) {
             if count == capacity {
                 ring[head] = event
                 head = (head + 1) % capacity
@@ -306,7 +424,7 @@ public final class GatedEventBuffer<Event: Sendable>: Sendable {
         }
 
         mutating func moveBufferToBacklogs(capacity: Int) {
-            var drained: [Event] = []
+            var drained: [IdentifiedEvent<Event>] = []
             drained.reserveCapacity(count)
             for offset in 0..<count {
                 let index = (head + offset) % capacity
@@ -321,13 +439,18 @@ public final class GatedEventBuffer<Event: Sendable>: Sendable {
             }
         }
 
-        /// Drops the oldest events of a backlog beyond `capacity`, counting them as drops.
+        /// Drops the oldest events of a backend's failed batch and backlog beyond `capacity`, counting them as
+        /// drops. A failed batch that loses events is a new batch, under a new key.
         mutating func trimBacklog(_ index: Int, capacity: Int) {
-            let overflow = backlog[index].count - capacity
-            if overflow > 0 {
-                backlog[index].removeFirst(overflow)
-                dropped += overflow
+            var overflow = (failed[index]?.events.count ?? 0) + backlog[index].count - capacity
+            guard overflow > 0 else { return }
+            dropped += overflow
+            if let batch = failed[index] {
+                let cut = min(overflow, batch.events.count)
+                failed[index] = cut == batch.events.count ? nil : EventBatch(events: Array(batch.events.dropFirst(cut)))
+                overflow -= cut
             }
+            if overflow > 0 { backlog[index].removeFirst(overflow) }
         }
 
         mutating func purgeAll() -> Int {
@@ -340,11 +463,12 @@ public final class GatedEventBuffer<Event: Sendable>: Sendable {
 
         /// Drops everything queued and closes the batches in flight, keeping the count for the next purge.
         mutating func revokeAll() {
-            revoked += count + backlog.reduce(0) { $0 + $1.count }
+            revoked += count + backlog.reduce(0) { $0 + $1.count } + failed.reduce(0) { $0 + ($1?.events.count ?? 0) }
             for index in ring.indices { ring[index] = nil }
             head = 0
             count = 0
             for index in backlog.indices { backlog[index].removeAll() }
+            for index in failed.indices { failed[index] = nil }
             generation += 1
         }
     }

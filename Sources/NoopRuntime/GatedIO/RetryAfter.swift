@@ -18,7 +18,9 @@ public enum RetryAfter {
     /// How long `response` asks to wait, capped at ``maximum``, or `nil` when it does not ask (another status, no
     /// field, or a value that is neither delta-seconds nor an HTTP date). A date in the past is no wait (`.zero`).
     ///
-    /// - Parameter now: The current time, to turn an HTTP date into a wait.
+    /// - Parameters:
+    ///   - response: The server's answer.
+    ///   - now: The current time, to turn an HTTP date into a wait.
     public static func delay(in response: TransportResponse, now: Date = Date()) -> Duration? {
         guard statusCodes.contains(response.statusCode), let value = response.header("Retry-After") else {
             return nil

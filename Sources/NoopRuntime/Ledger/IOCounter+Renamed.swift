@@ -21,9 +21,10 @@ extension GatedTransport {
 }
 
 extension GatedEventBuffer {
-    /// Renamed `init(features:capacity:privacy:backends:retryPolicy:counter:sleep:)`: the I/O counts are an
-    /// ``IOCounter``, not a ledger.
-    @available(*, deprecated, renamed: "init(features:capacity:privacy:backends:retryPolicy:counter:sleep:)")
+    /// Renamed `init(features:capacity:privacy:backends:retryPolicy:counter:sleep:flushDeadline:now:)`: the I/O
+    /// counts are an ``IOCounter``, not a ledger.
+    @available(
+        *, deprecated, renamed: "init(features:capacity:privacy:backends:retryPolicy:counter:sleep:flushDeadline:now:)")
     public convenience init(
         features: Feature,
         capacity: Int,
@@ -31,10 +32,12 @@ extension GatedEventBuffer {
         backends: [any EventBackend<Event>],
         retryPolicy: RetryPolicy = .standard,
         ledger: IOCounter,
-        sleep: @escaping Sleeper = { try? await Task.sleep(for: $0) }
+        sleep: @escaping Sleeper = { try? await Task.sleep(for: $0) },
+        flushDeadline: Duration = .seconds(30),
+        now: (@Sendable () -> Double)? = nil
     ) {
         self.init(
             features: features, capacity: capacity, privacy: privacy, backends: backends, retryPolicy: retryPolicy,
-            counter: ledger, sleep: sleep)
+            counter: ledger, sleep: sleep, flushDeadline: flushDeadline, now: now)
     }
 }
