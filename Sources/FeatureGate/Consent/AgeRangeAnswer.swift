@@ -158,6 +158,9 @@ public actor AgeSignalSource {
     /// The consent manager whose child mark this sets.
     public nonisolated let consentManager: ConsentManager
     private let store: any AgeRangeAnswerStore
+    /// The last call started: each waits for it, so answers are kept and applied in the order they came, and the kept
+    /// answer and the mark never disagree (an actor alone would interleave two calls at their `await`s).
+    private var lastCall: Task<Void, Never>?
 
     /// Creates a source; nothing is read until ``restore()``.
     public init(consentManager: ConsentManager, store: any AgeRangeAnswerStore) {
@@ -171,28 +174,51 @@ public actor AgeSignalSource {
     ///   (fail closed) until the next answer.
     @discardableResult
     public func restore() async throws(AgeRangeAnswerStoreError) -> AgeRangeAnswer? {
-        let answer: AgeRangeAnswer?
-        do {
-            answer = try store.load()
-        } catch {
-            await consentManager.setChild(true)
-            throw error
-        }
-        if let answer { await consentManager.setChild(consentManager.policy.childAge.isChild(answer)) }
-        return answer
+        try await serially { source in
+            let answer: AgeRangeAnswer?
+            do throws(AgeRangeAnswerStoreError) {
+                answer = try source.store.load()
+            } catch {
+                await source.consentManager.setChild(true)
+                return .failure(error)
+            }
+            if let answer {
+                await source.consentManager.setChild(source.consentManager.policy.childAge.isChild(answer))
+            }
+            return .success(answer)
+        }.get()
     }
 
-    /// Applies a new answer: sets the child mark it implies and keeps the answer.
+    /// Applies a new answer: sets the child mark it implies and keeps the answer. Calls apply in the order made.
     ///
     /// - Returns: Whether the answer marks the user as a child.
     /// - Throws: ``AgeRangeAnswerStoreError`` when the answer could not be kept; a child mark is applied anyway, an
     ///   unmarking is not.
     @discardableResult
     public func apply(_ answer: AgeRangeAnswer) async throws(AgeRangeAnswerStoreError) -> Bool {
-        let isChild = consentManager.policy.childAge.isChild(answer)
-        if isChild { await consentManager.setChild(true) }
-        try store.save(answer)
-        if !isChild { await consentManager.setChild(false) }
-        return isChild
+        try await serially { source in
+            let isChild = source.consentManager.policy.childAge.isChild(answer)
+            // A take-away does not wait for the disk; giving back waits until the answer is kept.
+            if isChild { await source.consentManager.setChild(true) }
+            do throws(AgeRangeAnswerStoreError) {
+                try source.store.save(answer)
+            } catch {
+                return .failure(error)
+            }
+            if !isChild { await source.consentManager.setChild(false) }
+            return .success(isChild)
+        }.get()
+    }
+
+    private func serially<Value: Sendable>(
+        _ body: @escaping @Sendable (isolated AgeSignalSource) async -> Result<Value, AgeRangeAnswerStoreError>
+    ) async -> Result<Value, AgeRangeAnswerStoreError> {
+        let previous = lastCall
+        let next = Task {
+            await previous?.value
+            return await body(self)
+        }
+        lastCall = Task { _ = await next.value }
+        return await next.value
     }
 }

@@ -104,3 +104,25 @@ import Testing
         #expect(manager.privacy.isEnabled(.analytics))
     }
 }
+
+/// Many answers at once: they are applied in the order made, and the kept answer and the mark always agree.
+@Suite struct AgeSignalConcurrencyTests {
+    @Test func concurrentAnswersLeaveTheKeptAnswerAndTheMarkInAgreement() async throws {
+        let store = InMemoryAgeRangeAnswerStore()
+        let manager = AgeSignalTests.manager()
+        let source = AgeSignalSource(consentManager: manager, store: store)
+        let answers: [AgeRangeAnswer] = [
+            .declined, .range(lowerBound: 18, upperBound: nil), .range(lowerBound: 13, upperBound: 15),
+            .range(lowerBound: 16, upperBound: 17),
+        ]
+        await withTaskGroup(of: Void.self) { group in
+            for index in 0..<2_000 {
+                group.addTask { _ = try? await source.apply(answers[index % answers.count]) }
+                if index % 100 == 0 { group.addTask { _ = try? await source.restore() } }
+            }
+        }
+        let kept = try #require(store.load())
+        #expect(await manager.context.isChild == AgeSignalTests.policy.childAge.isChild(kept))
+        #expect(manager.privacy.isEnabled(.analytics) == false || !AgeSignalTests.policy.childAge.isChild(kept))
+    }
+}
