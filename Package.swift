@@ -15,6 +15,8 @@ let package = Package(
         .library(name: "NoopRuntime", targets: ["NoopRuntime"]),
         // App Tracking Transparency and AdSupport: an app adds this product only when it tracks.
         .library(name: "FeatureGateTracking", targets: ["FeatureGateTracking"]),
+        // Declared Age Range (iOS 26, macOS 26): an app adds this product only when it asks for ages.
+        .library(name: "FeatureGateAgeRange", targets: ["FeatureGateAgeRange"]),
         .library(name: "FeatureGateIAB", targets: ["FeatureGateIAB"]),
         .library(name: "FeatureGateRemote", targets: ["FeatureGateRemote"]),
         // The front door: the usual stack (gate, consent, runtime, identifier, revocation) from a config file.
@@ -37,6 +39,8 @@ let package = Package(
         .target(name: "NoopRuntime", dependencies: ["FeatureGate"]),
         // The system adapter for App Tracking Transparency; empty where the framework does not exist (Linux).
         .target(name: "FeatureGateTracking", dependencies: ["FeatureGate"]),
+        // The system adapter for Declared Age Range; empty where the framework does not exist (Linux).
+        .target(name: "FeatureGateAgeRange", dependencies: ["FeatureGate"]),
         // Consent-platform signals: IAB TCF v2.2, US Privacy and GPP strings, the CMP's keys, Consent Mode.
         // Declares UserDefaults (CA92.1), used by UserDefaultsCMPKeySource on Apple platforms; nothing else.
         .target(

@@ -34,6 +34,8 @@ public struct ConsentPolicy: Sendable, Hashable {
     public var saleOrSharing: Set<ConsentCategory>
     /// What an unanswered category means, per region. By default opt-in everywhere.
     public var unanswered: UnansweredConsentRules
+    /// When a declared age range marks the user a child (``AgeSignalSource``): under 13, or declined, by default.
+    public var childAge: ChildAgeRule
 
     /// Creates a policy.
     public init(
@@ -44,7 +46,8 @@ public struct ConsentPolicy: Sendable, Hashable {
         refusalLifetimeDays: [ConsentCategory: Int] = [:],
         childProhibited: Set<ConsentCategory> = [],
         saleOrSharing: Set<ConsentCategory> = [],
-        unanswered: UnansweredConsentRules = UnansweredConsentRules()
+        unanswered: UnansweredConsentRules = UnansweredConsentRules(),
+        childAge: ChildAgeRule = ChildAgeRule()
     ) {
         self.version = version
         self.features = features
@@ -54,6 +57,7 @@ public struct ConsentPolicy: Sendable, Hashable {
         self.childProhibited = childProhibited
         self.saleOrSharing = saleOrSharing
         self.unanswered = unanswered
+        self.childAge = childAge
     }
 
     /// The default mapping, version 1, every category opt-in:

@@ -9,7 +9,7 @@ import FeatureGate
 /// a warning otherwise.
 extension ConfigValidator {
     package static let consentPolicyKey = "consentPolicy"
-    private static let policyKeys = ["version", "categories", "unanswered"]
+    private static let policyKeys = ["version", "categories", "unanswered", "childUnderAge", "declinedAgeRange"]
     private static let categoryKeys = [
         "features", "grantLifetimeDays", "refusalLifetimeDays", "childProhibited", "saleOrSharing",
     ]
@@ -47,6 +47,7 @@ extension ConfigValidator {
         if let node = value(of: "unanswered", in: policy, at: key) {
             result.unanswered = unanswered(node, at: "\(key).unanswered")
         }
+        readChildAge(policy, at: key, into: &result)
         return result
     }
 
@@ -93,6 +94,37 @@ extension ConfigValidator {
                 if boolean(node, at: "\(categoryPath).\(key)") == true { policy[keyPath: keyPath].insert(category) }
             }
         }
+    }
+
+    /// `childUnderAge` (a whole number of years, 1 to 25; 13 by default) and `declinedAgeRange` (`"child"`, the
+    /// default, or `"notChild"`): how a declared age range sets the child mark. An invalid value keeps the default.
+    private mutating func readChildAge(_ policy: [ConfigNode.Entry], at key: String, into result: inout ConsentPolicy) {
+        if let node = value(of: "childUnderAge", in: policy, at: key),
+            let age = integer(node, at: "\(key).childUnderAge", minimum: 1, expected: "an age in whole years, 1 to 25")
+        {
+            if age <= 25 {
+                result.childAge.childUnderAge = age
+            } else {
+                report(
+                    .error, .invalidValue, "\(key).childUnderAge", line: node.line, found: node.summary,
+                    expected: "an age in whole years, 1 to 25", "expected an age in whole years, 1 to 25, found \(age)")
+            }
+        }
+        guard let node = value(of: "declinedAgeRange", in: policy, at: key) else { return }
+        let path = "\(key).declinedAgeRange"
+        guard case .string(let text) = node.value, ["child", "notChild"].contains(text) else {
+            let suggestion: String? =
+                if case .string(let text) = node.value {
+                    ["child", "notChild"].first { NameMatching.isNearMiss(text, of: $0) }
+                } else { nil }
+            report(
+                .error, node.isString ? .invalidValue : .wrongType, path, line: node.line, found: node.summary,
+                expected: "\"child\" or \"notChild\"", suggestion: suggestion,
+                "expected \"child\" or \"notChild\", found \(node.summary)"
+                    + (suggestion.map { "; did you mean \(quoted($0))?" } ?? ""))
+            return
+        }
+        result.childAge.declinedIsChild = text == "child"
     }
 
     private mutating func features(_ node: ConfigNode, at path: String) -> Feature {
@@ -240,6 +272,11 @@ extension ConfigValidator {
 extension ConfigNode {
     fileprivate var isInteger: Bool {
         if case .integer = value { return true }
+        return false
+    }
+
+    fileprivate var isString: Bool {
+        if case .string = value { return true }
         return false
     }
 }

@@ -11,8 +11,9 @@ import FeatureGate
 /// changes nothing and the CMP's last valid answer stays remembered. A category the CMP stops speaking to (GDPR no
 /// longer applies, say) keeps its current status.
 ///
-/// When the GPP string's US National section carries a Global Privacy Control field, each refresh also hands it to
-/// `ConsentManager.applyGlobalPrivacyControl(_:)`, which acts only when the signal changes (the `gpc` source).
+/// When an applicable GPP US section (US National or a state's) carries a GPC subsection, each refresh also hands its
+/// `Gpc` field to `ConsentManager.applyGlobalPrivacyControl(_:)`, which acts only when the signal changes (the `gpc`
+/// source).
 ///
 /// On Apple platforms, `refreshOnUserDefaultsChanges(settle:)` refreshes once the CMP's writes settle; elsewhere, call
 /// ``refresh()`` yourself.

@@ -1,0 +1,43 @@
+import FeatureGate
+import FeatureGateConfig
+import Foundation
+import Testing
+
+/// `consentPolicy.childUnderAge` and `consentPolicy.declinedAgeRange`: how a declared age range sets the child mark.
+@Suite struct ChildAgeConfigTests {
+    static func policy(_ body: String) -> Data {
+        Data((#"{"enabledFeatures": [], "consentPolicy": {"categories": {}"# + body + "}}").utf8)
+    }
+
+    @Test func theDefaultsAreThirteenAndDeclinedIsAChild() throws {
+        let policy = try #require(try ConfigReader().read(Self.policy("")).consentPolicy)
+        #expect(policy.childAge == ChildAgeRule(childUnderAge: 13, declinedIsChild: true))
+    }
+
+    @Test func bothKeysRead() throws {
+        let result = try ConfigReader().read(Self.policy(#", "childUnderAge": 16, "declinedAgeRange": "notChild""#))
+        #expect(result.consentPolicy?.childAge == ChildAgeRule(childUnderAge: 16, declinedIsChild: false))
+        #expect(result.warnings.isEmpty)
+    }
+
+    @Test(arguments: [
+        (#", "childUnderAge": 0"#, "consentPolicy.childUnderAge"),
+        (#", "childUnderAge": 99"#, "consentPolicy.childUnderAge"),
+        (#", "childUnderAge": "13""#, "consentPolicy.childUnderAge"),
+        (#", "declinedAgeRange": "adult""#, "consentPolicy.declinedAgeRange"),
+        (#", "declinedAgeRange": false"#, "consentPolicy.declinedAgeRange"),
+        (#", "childUnderAg": 16"#, "consentPolicy.childUnderAg"),
+    ])
+    func mistakesAreErrorsInEveryModeAndKeepTheDefault(body: String, keyPath: String) throws {
+        for mode in ConfigReadingMode.allCases {
+            #expect(throws: ConfigError.self) { try ConfigReader(mode: mode).read(Self.policy(body)) }
+        }
+        let error = try #require(readError(Self.policy(body)))
+        #expect(error.errors.map(\.keyPath).contains(keyPath), "\(error.diagnostics)")
+    }
+
+    @Test func aNearMissOfDeclinedSuggestsTheValue() throws {
+        let error = try #require(readError(Self.policy(#", "declinedAgeRange": "chlid""#)))
+        #expect(error.errors.first?.suggestion == "child")
+    }
+}
