@@ -24,8 +24,7 @@ package struct JSONConfigParser {
     // MARK: - Values
 
     private mutating func parseValue(depth: Int) throws(ParseFailure) -> ConfigNode {
-        let valueLine = cursor.line
-        try cursor.budget.countValue(line: valueLine)
+        let valueLine = try cursor.countValue()
         switch cursor.peek ?? 0 {
         case UInt8(ascii: "{"):
             try cursor.budget.checkDepth(depth + 1, line: valueLine)

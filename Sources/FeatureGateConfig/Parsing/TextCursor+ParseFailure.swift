@@ -38,6 +38,12 @@ extension TextCursor {
         self.init(bytes, budget: NestingBudget(limits))
     }
 
+    /// Counts the value that starts under the cursor toward the budget; returns its line.
+    mutating func countValue() throws(ParseFailure) -> Int {
+        try budget.countValue(line: line)
+        return line
+    }
+
     /// A syntax error at the cursor, naming the byte under it as what was found.
     func failure(_ message: String, expected: String? = nil) -> ParseFailure {
         ParseFailure(
