@@ -33,15 +33,10 @@ enum ConvertCommand: ToolCommand {
 
     static func run(_ arguments: ParsedArguments, console: inout Console) throws(UsageError) -> Int32 {
         let options = try ReadingOptions(arguments)
-        guard arguments.operands.count == 1, let file = arguments.operands.first else {
-            throw UsageError(message: arguments.operands.isEmpty ? "no FILE given" : "convert takes one FILE")
-        }
-        guard let target = try arguments.value("--to") else {
-            throw UsageError(message: "--to json|xml|binary|openstep is required")
-        }
-        guard let format = ConfigFormat(rawValue: target) else {
-            throw UsageError(message: "--to \(target): expected json, xml, binary or openstep")
-        }
+        let file = try arguments.onlyOperand("FILE", tooMany: "convert takes one FILE")
+        let format = try arguments.required(
+            "--to", as: ConfigFormat.self, missing: "--to json|xml|binary|openstep is required",
+            expected: "json, xml, binary or openstep")
         if arguments.values["-o"] != nil && arguments.values["--output"] != nil {
             throw UsageError(message: "give -o or --output, not both")
         }

@@ -33,9 +33,7 @@ enum ExplainCommand: ToolCommand {
 
     static func run(_ arguments: ParsedArguments, console: inout Console) throws(UsageError) -> Int32 {
         let options = try ReadingOptions(arguments)
-        guard arguments.operands.count == 1, let file = arguments.operands.first else {
-            throw UsageError(message: arguments.operands.isEmpty ? "no FILE given" : "explain takes one FILE")
-        }
+        let file = try arguments.onlyOperand("FILE", tooMany: "explain takes one FILE")
         let statePath = try arguments.value("--state")
         let result: ConfigReadResult
         switch FeatureGateTool.load(file, with: options.reader) {

@@ -73,6 +73,26 @@ struct ParsedArguments {
         guard given.count == 1 else { throw UsageError(message: "option '\(name)' is given more than once") }
         return given[0]
     }
+
+    /// The one operand a command takes: `no NAME given` without it, `tooMany` when there are several.
+    func onlyOperand(_ name: String, tooMany: @autoclosure () -> String) throws(UsageError) -> String {
+        guard operands.count == 1, let operand = operands.first else {
+            throw UsageError(message: operands.isEmpty ? "no \(name) given" : tooMany())
+        }
+        return operand
+    }
+
+    /// The required option `name`, read as a `T`: `missing` without it, `NAME VALUE: expected EXPECTED` when the value
+    /// is not one of `T`'s.
+    func required<T: RawRepresentable<String>>(
+        _ name: String, as _: T.Type, missing: String, expected: String
+    ) throws(UsageError) -> T {
+        guard let value = try value(name) else { throw UsageError(message: missing) }
+        guard let parsed = T(rawValue: value) else {
+            throw UsageError(message: "\(name) \(value): expected \(expected)")
+        }
+        return parsed
+    }
 }
 
 /// The options every command shares: the reading mode and the SDK's own flags.

@@ -64,15 +64,10 @@ enum RemoteCheckCommand: ToolCommand {
         """
 
     static func run(_ arguments: ParsedArguments, console: inout Console) throws(UsageError) -> Int32 {
-        guard arguments.operands.count == 1, let file = arguments.operands.first else {
-            throw UsageError(message: arguments.operands.isEmpty ? "no FILE given" : "give exactly one FILE")
-        }
-        guard let platformName = try arguments.value("--platform") else {
-            throw UsageError(message: "--platform is required (ios or android)")
-        }
-        guard let platform = RemoteDataPlatform(rawValue: platformName) else {
-            throw UsageError(message: "--platform \(platformName): expected ios or android")
-        }
+        let file = try arguments.onlyOperand("FILE", tooMany: "give exactly one FILE")
+        let platform = try arguments.required(
+            "--platform", as: RemoteDataPlatform.self, missing: "--platform is required (ios or android)",
+            expected: "ios or android")
         let sdkVersion = try version("--sdk-version", arguments)
         let appVersion = try version("--app-version", arguments)
         let asJSON = arguments.flags.contains("--json")

@@ -100,9 +100,7 @@ enum TCFDecodeCommand: ToolCommand {
         """
 
     static func run(_ arguments: ParsedArguments, console: inout Console) throws(UsageError) -> Int32 {
-        guard arguments.operands.count == 1, let string = arguments.operands.first else {
-            throw UsageError(message: arguments.operands.isEmpty ? "no TCSTRING given" : tooManyOperands(arguments))
-        }
+        let string = try arguments.onlyOperand("TCSTRING", tooMany: tooManyOperands(arguments))
         let asJSON = arguments.flags.contains("--json")
         do {
             // Decoded for inspection: a string TCF v2.3 calls invalid still shows its fields, beside the error.

@@ -59,18 +59,6 @@ package struct BinaryPlistParser {
         return try parser.parseObject(Int(topObject), depth: 0)
     }
 
-    private init(
-        bytes: [UInt8], offsetSize: Int, referenceSize: Int, objectCount: Int, offsetTableStart: Int,
-        budget: ParseBudget
-    ) {
-        self.bytes = bytes
-        self.offsetSize = offsetSize
-        self.referenceSize = referenceSize
-        self.objectCount = objectCount
-        self.offsetTableStart = offsetTableStart
-        self.budget = budget
-    }
-
     // MARK: - Objects
 
     private mutating func parseObject(_ reference: Int, depth: Int) throws(ParseFailure) -> ConfigNode {

@@ -24,8 +24,7 @@ package struct JSONConfigParser {
     // MARK: - Values
 
     private mutating func parseValue(depth: Int) throws(ParseFailure) -> ConfigNode {
-        let valueLine = cursor.line
-        try cursor.budget.countValue(line: valueLine)
+        let valueLine = try cursor.countValue()
         switch cursor.peek ?? 0 {
         case UInt8(ascii: "{"):
             try cursor.budget.checkDepth(depth + 1, line: valueLine)
@@ -141,30 +140,7 @@ package struct JSONConfigParser {
         do throws(TextStringError) {
             return try cursor.readJSONString()
         } catch {
-            switch error {
-            case .unterminatedString, .unterminatedEscape:
-                throw cursor.failure("the file ends inside a string", expected: "a closing '\"'")
-            case .controlCharacter(0x0A), .controlCharacter(0x0D):
-                throw cursor.failure("a string runs past the end of the line", expected: "a closing '\"' or \\n")
-            case .controlCharacter(let byte):
-                throw cursor.failure(
-                    "a string holds the control character \(describeByte(byte))", expected: "an escape")
-            case .unknownEscape(let byte):
-                cursor.index -= 1  // back to the backslash (never a line break)
-                let shown = byte >= 0x21 && byte < 0x7F ? "\\\(Character(Unicode.Scalar(byte)))" : describeByte(byte)
-                throw cursor.failure(
-                    "invalid escape \(shown) in a string", expected: #"\" \\ \/ \b \f \n \r \t or \uXXXX"#)
-            case .missingHexDigits:
-                throw cursor.failure("expected four hexadecimal digits after \\u, found \(describeByte(cursor.peek))")
-            case .unpairedHighSurrogate(let value), .unpairedLowSurrogate(let value):
-                throw cursor.failure("\\u\(hex4(value)) is half of a surrogate pair; the other half is missing")
-            case .notLowSurrogate(let high, let low):
-                throw cursor.failure(
-                    "\\u\(hex4(high)) must be followed by a low surrogate, found \\u\(hex4(low))")
-            case .octalAboveASCII:
-                // JSON has no octal escapes.
-                throw cursor.failure("the file holds an octal escape", expected: "a JSON escape")
-            }
+            throw cursor.failure(error, in: .json)
         }
     }
 

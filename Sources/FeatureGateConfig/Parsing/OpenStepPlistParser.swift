@@ -37,8 +37,7 @@ package struct OpenStepPlistParser {
     // MARK: - Values
 
     private mutating func parseValue(depth: Int) throws(ParseFailure) -> ConfigNode {
-        let valueLine = cursor.line
-        try cursor.budget.countValue(line: valueLine)
+        let valueLine = try cursor.countValue()
         switch cursor.peek ?? 0 {
         case UInt8(ascii: "{"):
             try cursor.budget.checkDepth(depth + 1, line: valueLine)
@@ -213,24 +212,7 @@ package struct OpenStepPlistParser {
         do throws(TextStringError) {
             try cursor.decodeEscape(.openStep, into: &text)
         } catch {
-            switch error {
-            case .unterminatedString, .unterminatedEscape:
-                throw cursor.failure("the file ends inside an escape", expected: "an escape")
-            case .missingHexDigits:
-                throw cursor.failure("expected hex digits after \\U, found \(describeByte(cursor.peek))")
-            case .unpairedHighSurrogate(let value), .unpairedLowSurrogate(let value):
-                throw cursor.failure("\\U\(hex4(value)) is half of a surrogate pair; the other half is missing")
-            case .notLowSurrogate(let high, let low):
-                throw cursor.failure(
-                    "\\U\(hex4(high)) must be followed by a low surrogate, found \\U\(hex4(low))")
-            case .octalAboveASCII(let value):
-                throw cursor.failure(
-                    "the octal escape \\\(String(value, radix: 8)) is a NeXTSTEP character",
-                    expected: "\\U and four hex digits for a character above \\177")
-            case .controlCharacter, .unknownEscape:
-                // Any character after a backslash stands for itself here.
-                throw cursor.failure("the file holds an invalid escape", expected: "an escape")
-            }
+            throw cursor.failure(error, in: .openStep)
         }
     }
 

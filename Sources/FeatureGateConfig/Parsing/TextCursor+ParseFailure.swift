@@ -38,6 +38,12 @@ extension TextCursor {
         self.init(bytes, budget: NestingBudget(limits))
     }
 
+    /// Counts the value that starts under the cursor toward the budget; returns its line.
+    mutating func countValue() throws(ParseFailure) -> Int {
+        try budget.countValue(line: line)
+        return line
+    }
+
     /// A syntax error at the cursor, naming the byte under it as what was found.
     func failure(_ message: String, expected: String? = nil) -> ParseFailure {
         ParseFailure(
@@ -47,5 +53,37 @@ extension TextCursor {
     /// A key followed by no value (the cursor is on what came instead), placed at the key.
     func keyWithoutValue(_ key: String, line: Int, column: Int, expected: String) -> ParseFailure {
         .keyWithoutValue(key, path: path, line: line, column: column, found: describeByte(peek), expected: expected)
+    }
+
+    /// The syntax error for a string or escape the cursor could not read, in the words of `syntax`'s format.
+    ///
+    /// For an unknown escape, the cursor moves back to the backslash, where the error is placed.
+    mutating func failure(_ error: TextStringError, in syntax: EscapeSyntax) -> ParseFailure {
+        let marker = syntax == .json ? "\\u" : "\\U"
+        switch error {
+        case .unterminatedString, .unterminatedEscape:
+            return syntax == .json
+                ? failure("the file ends inside a string", expected: "a closing '\"'")
+                : failure("the file ends inside an escape", expected: "an escape")
+        case .controlCharacter(0x0A), .controlCharacter(0x0D):
+            return failure("a string runs past the end of the line", expected: "a closing '\"' or \\n")
+        case .controlCharacter(let byte):
+            return failure("a string holds the control character \(describeByte(byte))", expected: "an escape")
+        case .unknownEscape(let byte):
+            index -= 1  // back to the backslash (never a line break)
+            let shown = byte >= 0x21 && byte < 0x7F ? "\\\(Character(Unicode.Scalar(byte)))" : describeByte(byte)
+            return failure("invalid escape \(shown) in a string", expected: #"\" \\ \/ \b \f \n \r \t or \uXXXX"#)
+        case .missingHexDigits:
+            let digits = syntax == .json ? "four hexadecimal digits" : "hex digits"
+            return failure("expected \(digits) after \(marker), found \(describeByte(peek))")
+        case .unpairedHighSurrogate(let value), .unpairedLowSurrogate(let value):
+            return failure("\(marker)\(hex4(value)) is half of a surrogate pair; the other half is missing")
+        case .notLowSurrogate(let high, let low):
+            return failure("\(marker)\(hex4(high)) must be followed by a low surrogate, found \(marker)\(hex4(low))")
+        case .octalAboveASCII(let value):
+            return failure(
+                "the octal escape \\\(String(value, radix: 8)) is a NeXTSTEP character",
+                expected: "\\U and four hex digits for a character above \\177")
+        }
     }
 }

@@ -184,34 +184,36 @@ public enum RemoteConfigParser {
         }
 
         func readNames(_ value: JSONValue?) throws(RemotePayloadError) -> [RemoteNameOutcome] {
-            guard let value, !value.isNull else { return [] }
-            guard case .array(let items) = value else {
-                throw fail("disabled_features", value, expected: "an array of feature names")
-            }
-            var outcomes: [RemoteNameOutcome] = []
-            for (index, item) in items.enumerated() {
-                let path = "disabled_features[\(index)]"
+            try readEach(value, at: "disabled_features", expected: "an array of feature names") {
+                item, path throws(RemotePayloadError) in
                 guard case .string(let name) = item, let features = featureNames[name.lowercased()] else {
                     throw fail(
                         path, item, expected: "one of " + featureNames.keys.sorted().joined(separator: ", "))
                 }
-                outcomes.append(RemoteNameOutcome(keyPath: path, name: name, features: features))
+                return RemoteNameOutcome(keyPath: path, name: name, features: features)
             }
-            return outcomes
         }
 
         func readRules(_ value: JSONValue?) throws(RemotePayloadError) -> [RemoteRuleOutcome] {
-            guard let value, !value.isNull else { return [] }
-            guard case .array(let items) = value else {
-                throw fail("disable_features", value, expected: "an array of rule objects")
-            }
-            var outcomes: [RemoteRuleOutcome] = []
-            for (index, item) in items.enumerated() {
-                let path = "disable_features[\(index)]"
+            try readEach(value, at: "disable_features", expected: "an array of rule objects") {
+                item, path throws(RemotePayloadError) in
                 guard case .object(let rule) = item else { throw fail(path, item, expected: "a rule object") }
-                outcomes.append(try readRule(rule, path: path))
+                return try readRule(rule, path: path)
             }
-            return outcomes
+        }
+
+        /// Each element of the array at `key` (none when it is absent or null), read by `element` with its path.
+        func readEach<Element>(
+            _ value: JSONValue?, at key: String, expected: String,
+            _ element: (JSONValue, String) throws(RemotePayloadError) -> Element
+        ) throws(RemotePayloadError) -> [Element] {
+            guard let value, !value.isNull else { return [] }
+            guard case .array(let items) = value else { throw fail(key, value, expected: expected) }
+            var elements: [Element] = []
+            for (index, item) in items.enumerated() {
+                elements.append(try element(item, "\(key)[\(index)]"))
+            }
+            return elements
         }
 
         func readRule(_ rule: [String: JSONValue], path: String) throws(RemotePayloadError) -> RemoteRuleOutcome {
