@@ -48,8 +48,6 @@ let clock = LockedValue(Date())
 let sdk = DemoSDK(
     dataDirectory: dataDirectory, configuration: config.configuration, policy: config.policy, region: options.region,
     clock: clock, slowCollector: options.slowCollector)
-/// The privacy dashboard's model, created at the first `dashboard` step.
-var settings: ConsentSettings?
 for note in config.notes { print("consent-demo: \(note)") }
 if !sdk.heldOffByConsent.isEmpty {
     print("consent-demo: \(sdk.heldOffByConsent) held off: their consent categories are not granted")
@@ -129,9 +127,9 @@ func printTable(_ title: String, notes: [String] = []) async {
 /// What a privacy dashboard shows, one category per block: status, who decided and when, expiry, whether to ask
 /// again and why, what blocks it, and its features with why each is on or off.
 @MainActor
-func dashboardLines(_ settings: ConsentSettings) -> [String] {
+func dashboardLines(_ details: [ConsentSettingsSnapshot.CategoryDetail]) -> [String] {
     let time = Date.ISO8601FormatStyle()
-    return settings.details.flatMap { detail -> [String] in
+    return details.flatMap { detail -> [String] in
         let decision = detail.decision
         var facts = [decision.status.rawValue, decision.isPermitted ? "permitted" : "not permitted"]
         if let source = decision.source, let decidedAt = decision.decidedAt {
@@ -268,15 +266,9 @@ for (index, step) in options.steps.enumerated() {
             detail = " — \(error)"
         }
     case .dashboard:
-        let model: ConsentSettings
-        if let settings {
-            model = settings
-            await model.reload()
-        } else {
-            model = await ConsentSettings(consent: sdk.consent)
-            settings = model
-        }
-        notes = dashboardLines(model)
+        // What ConsentSettings (an @Observable model, iOS 17 / macOS 14) shows, read the way the package's floor
+        // (iOS 16, macOS 13) can: the same details, read when the dashboard opens.
+        notes = dashboardLines(await ConsentSettingsSnapshot.details(of: sdk.consent))
     }
     await sdk.runtime.settle()
     await printTable("step \(index + 1): \(step)\(detail)", notes: notes)

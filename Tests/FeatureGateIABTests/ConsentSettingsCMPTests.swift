@@ -5,8 +5,10 @@ import Observation
 import Testing
 
 /// The settings-screen model (`ConsentSettings`, in FeatureGate) follows a consent platform's answer too.
+// ConsentSettings is @Observable: iOS 17 / macOS 14 and later (ConsentSettingsSnapshotTests cover the floor).
 @MainActor
 @Suite struct ConsentSettingsCMPTests {
+    @available(iOS 17, macOS 14, tvOS 17, watchOS 10, *)
     @Test func aCMPsAnswerShowsWithTheCMPSource() async throws {
         let privacy = PrivacyManager(
             configuration: PrivacyConfiguration(enabledFeatures: []), store: InMemoryFeatureStore())

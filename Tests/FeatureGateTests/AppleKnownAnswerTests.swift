@@ -2,8 +2,8 @@ import FeatureGate
 import Foundation
 import Testing
 
-// Apple-only pieces, checked where they exist: the CryptoKit hasher against RFC 4231's HMAC-SHA256 vectors, and
-// the UserDefaults store through a real PrivacyManager.
+// The CryptoKit hasher against RFC 4231's HMAC-SHA256 vectors, where CryptoKit exists (Apple platforms), and the
+// UserDefaults store and reader through a real PrivacyManager, everywhere (Linux Foundation has UserDefaults).
 
 #if canImport(CryptoKit)
 @Suite struct HMACSHA256HasherTests {
@@ -52,7 +52,6 @@ import Testing
 }
 #endif
 
-#if canImport(Darwin)
 @Suite struct UserDefaultsFeatureStoreTests {
     @Test func aRecordRoundTripsThroughAPrivacyManagerAndIsRemoved() throws {
         let suite = "featuregate-tests-\(UUID().uuidString)"
@@ -73,5 +72,35 @@ import Testing
         #expect(try store.load() == nil)
         #expect(defaults.object(forKey: "features") == nil)
     }
+
+    /// A save is on disk when it returns: a second process (here, a fresh read of the suite's domain after the
+    /// in-process cache is dropped) finds it. On Linux this needs `synchronize()`, which the store calls.
+    @Test func aSaveIsPersistedForTheNextLaunch() throws {
+        let suite = "featuregate-tests-\(UUID().uuidString)"
+        let defaults = try #require(UserDefaults(suiteName: suite))
+        defer { defaults.removePersistentDomain(forName: suite) }
+        try UserDefaultsFeatureStore(defaults: defaults, key: "features").save(Data("saved".utf8))
+        let domain = try #require(UserDefaults(suiteName: suite)?.persistentDomain(forName: suite))
+        #expect(domain["features"] as? Data == Data("saved".utf8))
+    }
 }
-#endif
+
+@Suite struct UserDefaultsReaderTests {
+    @Test func valuesAreClassifiedAndAMissingKeyIsAbsentOnlyWhileDataIsAvailable() throws {
+        let suite = "featuregate-tests-\(UUID().uuidString)"
+        let defaults = try #require(UserDefaults(suiteName: suite))
+        defer { defaults.removePersistentDomain(forName: suite) }
+        defaults.set("yes", forKey: "string")
+        defaults.set(7, forKey: "integer")
+        defaults.set(Data([1, 2]), forKey: "data")
+        let reader = UserDefaultsReader(defaults, storeName: "suite")
+        #expect(try reader.value(forKey: "string") == .string("yes"))
+        #expect(try reader.value(forKey: "integer") == .integer(7))
+        #expect(try reader.value(forKey: "data") == .data(Data([1, 2])))
+        #expect(try reader.value(forKey: "missing") == nil)
+
+        let locked = UserDefaultsReader(defaults, storeName: "suite", isDataAvailable: { false })
+        #expect(throws: DefaultsReadError.self) { try locked.value(forKey: "missing") }
+        #expect(try locked.value(forKey: "integer") == .integer(7))
+    }
+}

@@ -17,50 +17,23 @@ import Observation
 ///
 /// It is `@Observable` and main-actor isolated: views that read ``entries`` update when a category changes.
 /// Changes from other sources arrive asynchronously, a moment after the manager applied them.
+///
+/// ## Availability
+/// Observation (`@Observable`) needs iOS 17, macOS 14, tvOS 17, watchOS 10 or visionOS 1, so this model does too.
+/// Below that (down to the package's floor, iOS 16 / macOS 13 / tvOS 16 / watchOS 9), build the same screen from
+/// ``ConsentSettingsSnapshot``: read one with ``ConsentSettingsSnapshot/init(consent:)``, keep it in your own
+/// `ObservableObject`, and feed it the manager's changes (``ConsentManager/observe(_:)``) through
+/// ``ConsentSettingsSnapshot/apply(_:)``; write through ``ConsentManager/setStatus(_:for:source:)`` with source
+/// ``ConsentSource/user``. This model does exactly that.
+@available(iOS 17, macOS 14, tvOS 17, watchOS 10, *)
 @MainActor
 @Observable
 public final class ConsentSettings {
-    /// One row of the settings screen.
-    public struct Entry: Sendable, Hashable, Identifiable {
-        /// The category.
-        public var category: ConsentCategory
-        /// Its current status.
-        public var status: ConsentStatus
-        /// When the status was last set, or `nil` when it never was (or the ledger could not say).
-        public var decidedAt: Date?
-        /// Who or what set it last, or `nil` when nobody did.
-        public var decidedBy: ConsentSource?
+    /// One row of the settings screen (``ConsentSettingsSnapshot/Entry``).
+    public typealias Entry = ConsentSettingsSnapshot.Entry
 
-        /// The category identifies the row.
-        public var id: ConsentCategory { category }
-
-        /// Creates a row.
-        public init(category: ConsentCategory, status: ConsentStatus, decidedAt: Date?, decidedBy: ConsentSource?) {
-            self.category = category
-            self.status = status
-            self.decidedAt = decidedAt
-            self.decidedBy = decidedBy
-        }
-    }
-
-    /// What a privacy dashboard shows about one category beyond its row.
-    public struct CategoryDetail: Sendable, Hashable, Identifiable {
-        /// How the policy judges the category now: status, permission, when and by which source it was decided,
-        /// when it expires, whether it needs asking and why, and whether the child mark, a Global Privacy Control
-        /// signal or the region's opt-in rule blocks it.
-        public var decision: ConsentDecision
-        /// The features the category controls, each with whether it is on and why (lowest bit first).
-        public var features: [FeatureReason]
-
-        /// The category identifies the detail.
-        public var id: ConsentCategory { decision.category }
-
-        /// Creates a detail.
-        public init(decision: ConsentDecision, features: [FeatureReason]) {
-            self.decision = decision
-            self.features = features
-        }
-    }
+    /// What a privacy dashboard shows about one category beyond its row (``ConsentSettingsSnapshot/CategoryDetail``).
+    public typealias CategoryDetail = ConsentSettingsSnapshot.CategoryDetail
 
     /// The rows: the policy's categories, and any other category with a status, sorted by name.
     public private(set) var entries: [Entry]
@@ -87,17 +60,9 @@ public final class ConsentSettings {
         // both is applied twice, which changes nothing.
         token = consent.observe { continuation.yield($0) }
         changes = continuation
-        let statuses = await consent.allStatuses
-        // The last change of each category; a record of a source confirming the status it had is not one.
-        let changes = ((try? await consent.records()) ?? []).filter { $0.previousStatus != $0.newStatus }
-        let latest = changes.reduce(into: [ConsentCategory: ConsentRecord]()) { $0[$1.category] = $1 }
-        entries = statuses.keys.sorted().map { category in
-            let record = latest[category].flatMap { $0.newStatus == statuses[category] ? $0 : nil }
-            return Entry(
-                category: category, status: statuses[category] ?? .unknown, decidedAt: record?.time,
-                decidedBy: record?.source)
-        }
-        details = await Self.details(of: consent)
+        let snapshot = await ConsentSettingsSnapshot(consent: consent)
+        entries = snapshot.entries
+        details = snapshot.details
         // One consumer, so changes apply in the order the manager made them.
         Task { [weak self] in
             for await change in stream {
@@ -115,25 +80,13 @@ public final class ConsentSettings {
 
     /// Reads every category's ``details`` again from the consent manager (which notices expired answers first).
     public func reload() async {
-        let fresh = await Self.details(of: consent)
+        let fresh = await ConsentSettingsSnapshot.details(of: consent)
         if fresh != details { details = fresh }
     }
 
     /// The detail of `category`, or `nil` when it has no row.
     public func detail(for category: ConsentCategory) -> CategoryDetail? {
         details.first { $0.decision.category == category }
-    }
-
-    private static func details(of consent: ConsentManager) async -> [CategoryDetail] {
-        let decisions = await consent.decisions
-        return decisions.keys.sorted().compactMap { category in
-            decisions[category].map { decision in
-                let mapped = consent.policy.features[category] ?? []
-                return CategoryDetail(
-                    decision: decision,
-                    features: mapped.isEmpty ? [] : consent.privacy.reasons(for: consent.privacy.catalog.mask(mapped)))
-            }
-        }
     }
 
     /// The status of `category` as the screen shows it.
@@ -165,13 +118,7 @@ public final class ConsentSettings {
     }
 
     private func apply(_ change: ConsentChange) {
-        let entry = Entry(
-            category: change.category, status: change.current, decidedAt: change.time, decidedBy: change.source)
-        if let index = entries.firstIndex(where: { $0.category == change.category }) {
-            if entries[index] != entry { entries[index] = entry }
-        } else {
-            entries.append(entry)
-            entries.sort { $0.category < $1.category }
-        }
+        var updated = entries
+        if ConsentSettingsSnapshot.apply(change, to: &updated) { entries = updated }
     }
 }

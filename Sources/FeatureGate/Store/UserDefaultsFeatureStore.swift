@@ -1,11 +1,13 @@
-#if canImport(Darwin)
 import Foundation
 
-/// A store that keeps the record under one key in `UserDefaults` (Apple platforms only).
+/// A store that keeps the record under one key in `UserDefaults`.
 ///
 /// `UserDefaults` is Apple's required-reason API CA92.1: declare it in your privacy manifest when you use this
-/// store. On Linux, `UserDefaults` writes non-atomically and loses writes without `synchronize()`, so this store
-/// is not offered there; use ``FileFeatureStore``.
+/// store. `UserDefaults` is one process's cache of a file: other processes (an app's extensions) see a write late or
+/// not at all, and take no inter-process lock, so for a data directory shared by processes use ``FileFeatureStore``.
+/// On Linux, swift-corelibs-foundation's `UserDefaults` loses writes that are not followed by `synchronize()`, so
+/// there every save and remove calls it and throws `CocoaError(.fileWriteUnknown)` when it fails; Apple platforms
+/// persist on their own and do not call it.
 ///
 /// A load tells apart a key never written (`nil`), one holding something else (``StoredValueTypeError``: Airship,
 /// for one, keeps an integer) and defaults that cannot be read now (``DefaultsReadError``: pass
@@ -35,9 +37,24 @@ public struct UserDefaultsFeatureStore: FeatureStore, @unchecked Sendable {
     public func load() throws -> Data? { try reader.record(forKey: key, store: reader.storeName) }
 
     /// Sets the data under the key.
-    public func save(_ record: Data) throws { defaults.set(record, forKey: key) }
+    public func save(_ record: Data) throws {
+        defaults.set(record, forKey: key)
+        try synchronizeOnLinux()
+    }
 
     /// Removes the key.
-    public func remove() throws { defaults.removeObject(forKey: key) }
+    public func remove() throws {
+        defaults.removeObject(forKey: key)
+        try synchronizeOnLinux()
+    }
+
+    private func synchronizeOnLinux() throws {
+        #if !canImport(Darwin)
+        // swift-corelibs-foundation writes the domain's file only here (and non-atomically); without it the write
+        // is lost when the process ends. Apple documents `synchronize()` as unneeded there.
+        guard defaults.synchronize() else {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSDebugDescriptionErrorKey: "UserDefaults key \(key)"])
+        }
+        #endif
+    }
 }
-#endif

@@ -1,7 +1,6 @@
-#if canImport(Darwin)
 import Foundation
 
-/// Reads `UserDefaults` as a ``DefaultsReader`` (Apple platforms only).
+/// Reads `UserDefaults` as a ``DefaultsReader``.
 ///
 /// `UserDefaults` answers `nil` both for a missing key and while the device is locked and its data protected (a
 /// prewarmed or background launch before the first unlock). Pass `isDataAvailable` to tell them apart: with it
@@ -35,4 +34,3 @@ public struct UserDefaultsReader: DefaultsReader, @unchecked Sendable {
         return StoredDefaultsValue(foundationObject: object)
     }
 }
-#endif

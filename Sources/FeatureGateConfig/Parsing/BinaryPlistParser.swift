@@ -1,3 +1,4 @@
+import FeatureGate
 import Foundation
 
 /// A parser for binary property lists (`bplist00`) that checks every offset and enforces the reader's limits.
@@ -108,7 +109,7 @@ package struct BinaryPlistParser {
             let (count, start) = try readLength(low, at: offset, of: reference)
             try checkRange(start, count: count * 2, of: reference)
             let units = (0..<count).map { UInt16(Self.readUInt(bytes, at: start + 2 * $0, size: 2)) }
-            guard let text = String(validating: units, as: UTF16.self) else {
+            guard let text = validatedString(units, as: UTF16.self) else {
                 throw Self.corrupt("the UTF-16 string in object \(reference) has an unpaired surrogate")
             }
             return ConfigNode(.string(text))
@@ -194,12 +195,34 @@ package struct BinaryPlistParser {
         default:
             let high = Self.readUInt(bytes, at: start, size: 8)
             let low = Self.readUInt(bytes, at: start + 8, size: 8)
-            let value = Int128(bitPattern: UInt128(high) << 64 | UInt128(low))
-            let magnitude = value.magnitude
-            return ConfigInteger(
-                text: String(value), isNegative: value < 0,
-                magnitude: magnitude <= UInt128(UInt64.max) ? UInt64(magnitude) : nil)
+            return Self.integer128(high: high, low: low)
         }
+    }
+
+    /// The 128-bit two's-complement integer `high:low`, in 64-bit arithmetic (`Int128` needs iOS 18 / macOS 15).
+    static func integer128(high: UInt64, low: UInt64) -> ConfigInteger {
+        let isNegative = high >> 63 == 1
+        var (high, low) = (high, low)
+        if isNegative {
+            low = ~low &+ 1
+            high = ~high &+ (low == 0 ? 1 : 0)
+        }
+        let magnitude = high == 0 ? low : nil
+        // Decimal digits 19 at a time: divide the 128-bit magnitude by 10^19, high word first.
+        let base: UInt64 = 10_000_000_000_000_000_000
+        var chunks: [UInt64] = []
+        while high != 0 {
+            let (quotientHigh, remainderHigh) = high.quotientAndRemainder(dividingBy: base)
+            let (quotientLow, remainder) = base.dividingFullWidth((remainderHigh, low))
+            (high, low) = (quotientHigh, quotientLow)
+            chunks.append(remainder)
+        }
+        var text = (isNegative ? "-" : "") + String(low)
+        for chunk in chunks.reversed() {
+            let digits = String(chunk)
+            text += String(repeating: "0", count: 19 - digits.count) + digits
+        }
+        return ConfigInteger(text: text, isNegative: isNegative, magnitude: magnitude)
     }
 
     private func checkRange(_ start: Int, count: Int, of reference: Int?) throws(ParseFailure) {

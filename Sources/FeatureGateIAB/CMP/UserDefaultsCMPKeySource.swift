@@ -1,4 +1,4 @@
-#if canImport(Darwin)
+import FeatureGate
 import Foundation
 
 /// Reads the IAB keys from `UserDefaults`, where CMPs write them (the standard defaults unless told otherwise).
@@ -50,4 +50,3 @@ extension CMPConsentSource {
         }
     }
 }
-#endif

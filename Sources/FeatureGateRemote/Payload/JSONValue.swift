@@ -51,7 +51,7 @@ struct JSONReader {
 
     /// Parses one value filling all of `bytes` (after an optional UTF-8 byte order mark).
     static func parse(_ bytes: [UInt8]) throws(SyntaxError) -> JSONValue {
-        guard String(validating: bytes, as: UTF8.self) != nil else {
+        guard isValidUTF8(bytes) else {
             throw SyntaxError(offset: 0, message: "not UTF-8")
         }
         var reader = JSONReader(bytes)

@@ -3,6 +3,7 @@ import Foundation
 import Observation
 import Testing
 
+// ConsentSettings is @Observable: iOS 17 / macOS 14 and later (ConsentSettingsSnapshotTests cover the floor).
 @MainActor
 @Suite struct ConsentSettingsTests {
     /// Waits, yielding, until `condition` holds; false if it never does within many turns of the main actor.
@@ -14,6 +15,7 @@ import Testing
         return condition()
     }
 
+    @available(iOS 17, macOS 14, tvOS 17, watchOS 10, *)
     @Test func entriesStartFromTheStatusesAndTheAuditTrail() async throws {
         let ledger = InMemoryConsentLedger()
         try ledger.append(record(.analytics, .unknown, .granted, source: .migration))
@@ -30,6 +32,7 @@ import Testing
                     category: .advertising, status: .unknown, decidedAt: nil, decidedBy: nil))
     }
 
+    @available(iOS 17, macOS 14, tvOS 17, watchOS 10, *)
     @Test func aChangeFromAnotherSourceUpdatesTheModelAndItsObservers() async throws {
         let authorizer = ScriptedTrackingAuthorizer(status: .denied)
         let consent = ConsentManager(privacy: manager([]), ledger: InMemoryConsentLedger(), now: { fixedTime })
@@ -53,6 +56,7 @@ import Testing
             settings.entries.filter { $0.decidedBy == .remote }.map(\.category) == [.analytics, .thirdPartySharing])
     }
 
+    @available(iOS 17, macOS 14, tvOS 17, watchOS 10, *)
     @Test func settersGoThroughTheConsentManagerAsTheUser() async throws {
         let ledger = InMemoryConsentLedger()
         let privacy = manager([])
@@ -67,6 +71,7 @@ import Testing
         #expect(settings.lastError == nil)
     }
 
+    @available(iOS 17, macOS 14, tvOS 17, watchOS 10, *)
     @Test func aGrantTheLedgerRefusesIsNotShownAndIsReported() async {
         let consent = ConsentManager(privacy: manager([]), ledger: FailingLedger())
         let settings = await ConsentSettings(consent: consent)
@@ -79,6 +84,7 @@ import Testing
         #expect(await eventually { settings.status(for: .analytics) == .denied })
     }
 
+    @available(iOS 17, macOS 14, tvOS 17, watchOS 10, *)
     @Test func thousandsOfChangesFromManyTasksEndInTheManagersState() async throws {
         let consent = ConsentManager(privacy: manager([]), ledger: InMemoryConsentLedger())
         let settings = await ConsentSettings(consent: consent)
@@ -98,6 +104,7 @@ import Testing
         #expect(await eventually { settings.entries.allSatisfy { final[$0.category] == $0.status } })
     }
 
+    @available(iOS 17, macOS 14, tvOS 17, watchOS 10, *)
     @Test func theDashboardShowsExpiryBlockersAndTheFeaturesOfEachCategory() async throws {
         let clock = LockedValue(ConsentModel.start)
         let policy = ConsentModel.policy(version: 1)
