@@ -181,3 +181,16 @@ private struct ErasureSDK {
         #expect(RetryAfter.delay(in: response(429, "86401"), now: now) == .seconds(86_400))
     }
 }
+
+@Suite struct PendingRevocationRetryAfterTests {
+    @Test func theEarliestResendIsKeptToTheSecondRoundedUpAndAnOlderRecordHasNone() throws {
+        var pending = PendingRevocation(anonymousIdentifier: UUID(), isErasureOwed: true)
+        pending.erasureNotBefore = Date(timeIntervalSince1970: 1_800_003_600.4)
+        let decoded = try JSONDecoder().decode(PendingRevocation.self, from: pending.encoded())
+        #expect(decoded.erasureNotBefore == Date(timeIntervalSince1970: 1_800_003_601))
+        pending.erasureNotBefore = nil
+        let older = try JSONDecoder().decode(PendingRevocation.self, from: pending.encoded())
+        #expect(older.erasureNotBefore == nil && older.isErasureOwed)
+        #expect(!String(decoding: pending.encoded(), as: UTF8.self).contains("erasureNotBefore"))
+    }
+}
