@@ -14,7 +14,11 @@ private struct ErasureSDK {
     let erasure: ErasureRequest
     let server: LoopbackHTTPServer
 
-    init(_ server: LoopbackHTTPServer) async throws {
+    init(
+        _ server: LoopbackHTTPServer, deadline: Duration = unhurriedDeadline, viaURLSession: Bool = false
+    )
+        async throws
+    {
         self.server = server
         consent = ConsentManager(privacy: privacy, ledger: InMemoryConsentLedger())
         runtime = SubsystemRuntime(privacy: privacy)
@@ -22,13 +26,13 @@ private struct ErasureSDK {
         runtime.start()
         var revocation = ConsentRevocation(
             consent: consent, runtime: runtime, identifier: AnonymousIdentifier(privacy: privacy, url: nil),
-            deadline: unhurriedDeadline)
+            deadline: deadline)
         revocation.now = { [clock] in clock.now }
         self.revocation = revocation
         erasure = ErasureRequest(
             via: GatedTransport(
-                LoopbackTransport(server: server), features: .analytics, privacy: privacy,
-                ledger: IOLedger())
+                viaURLSession ? URLSessionTransport(baseURL: server.baseURL) : LoopbackTransport(server: server),
+                features: .analytics, privacy: privacy, ledger: IOLedger())
         ) { _ in TransportRequest(method: "POST", path: "/api/erasure") }
         try await consent.setStatus(.granted, for: .analytics, source: .user)
         await runtime.settle()
@@ -160,6 +164,24 @@ private struct ErasureSDK {
         sdk.clock.advance(by: 86_400)
         #expect(try #require(await sdk.revocation.finishPendingRevocation(erasure: sdk.erasure)).erasure.wasSent)
     }
+
+    @Test func anErasureTheServerNeverAnswersIsCutOffAtTheDeadlineAndStaysOwed() async throws {
+        let server = try LoopbackHTTPServer(replies: [.neverAnswer])
+        defer { server.stop() }
+        let sdk = try await ErasureSDK(server, deadline: .milliseconds(500), viaURLSession: true)
+
+        let report = await sdk.revocation.revokeAll(erasure: sdk.erasure)
+        guard case .failed = report.erasure else {
+            Issue.record("expected failed, got \(report.erasure)")
+            return
+        }
+        #expect(report.cancelled.map(\.subsystem).contains("erasure request"))
+        #expect(report.erasureStillOwed)
+        let finished = try #require(await sdk.revocation.finishPendingRevocation(erasure: sdk.erasure))
+        #expect(finished.erasure.wasSent)
+        let key = try #require(report.requestKey).uuidString
+        #expect(sdk.keys == [key, key])
+    }
 }
 
 @Suite struct RetryAfterTests {
@@ -179,5 +201,18 @@ private struct ErasureSDK {
         #expect(RetryAfter.delay(in: response(503, "Thu, 14 Jan 2027 09:00:00 GMT"), now: now) == .zero)
         #expect(RetryAfter.delay(in: response(503, "Fri, 15 Jan 2100 09:00:00 GMT"), now: now) == RetryAfter.maximum)
         #expect(RetryAfter.delay(in: response(429, "86401"), now: now) == .seconds(86_400))
+    }
+}
+
+@Suite struct PendingRevocationRetryAfterTests {
+    @Test func theEarliestResendIsKeptToTheSecondRoundedUpAndAnOlderRecordHasNone() throws {
+        var pending = PendingRevocation(anonymousIdentifier: UUID(), isErasureOwed: true)
+        pending.erasureNotBefore = Date(timeIntervalSince1970: 1_800_003_600.4)
+        let decoded = try JSONDecoder().decode(PendingRevocation.self, from: pending.encoded())
+        #expect(decoded.erasureNotBefore == Date(timeIntervalSince1970: 1_800_003_601))
+        pending.erasureNotBefore = nil
+        let older = try JSONDecoder().decode(PendingRevocation.self, from: pending.encoded())
+        #expect(older.erasureNotBefore == nil && older.isErasureOwed)
+        #expect(!String(decoding: pending.encoded(), as: UTF8.self).contains("erasureNotBefore"))
     }
 }

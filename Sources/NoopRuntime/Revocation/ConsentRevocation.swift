@@ -148,7 +148,7 @@ public struct ConsentRevocation: Sendable {
         // report must have every purge the revocation caused, however early.
         let mark = runtime.lastEventSequence
         // An erasure an earlier call still owes is sent again now, with its own permit: it was earned then.
-        let owedBefore = privacy.pendingRevocation?.isErasureOwed ?? false
+        let earlier = privacy.pendingRevocation
         step(.beginning)
 
         let categories = Set(await consent.allStatuses.keys).union(consent.policy.features.keys)
@@ -166,8 +166,10 @@ public struct ConsentRevocation: Sendable {
         report.disabledFeatures = enabledBefore
         step(.consentRecorded)
 
+        // Only if this call joined that very record: one that another call finished meanwhile is no debt.
+        let owedBefore = earlier?.isErasureOwed == true && earlier?.requestKey == pending.requestKey
         let permit = owedBefore ? OneShotPermit(armed: true) : runtime.exitPermit
-        await finish(pending, erasure: erasure, permit: permit, since: mark, into: &report)
+        await finish(pending, erasure: erasure, permit: permit, recorded: error == nil, since: mark, into: &report)
         return report
     }
 
@@ -200,14 +202,17 @@ public struct ConsentRevocation: Sendable {
         report.consentRecords = records
         report.failures += errors.map { .consentNotRecorded($0) }
         // The pending record is the permit: the erasure it owes was earned by what ran before the kill.
-        await finish(pending, erasure: erasure, permit: OneShotPermit(armed: true), since: mark, into: &report)
+        await finish(
+            pending, erasure: erasure, permit: OneShotPermit(armed: true), recorded: true, since: mark, into: &report)
         return report
     }
 
-    /// Steps 3 to 6 of revoke-all: purge, identifier, erasure, and what of the pending record is done. `mark` is
-    /// the runtime's journal position as the call began: every stop and purge after it is in the report.
+    /// Steps 3 to 6 of revoke-all: purge, identifier, erasure, and what of the pending record is done. `recorded`
+    /// says whether the gate's state holds `pending` (it was written, or read from there). `mark` is the runtime's
+    /// journal position as the call began: every stop and purge after it is in the report.
     private func finish(
-        _ pending: PendingRevocation, erasure: ErasureRequest?, permit: OneShotPermit, since mark: UInt64,
+        _ pending: PendingRevocation, erasure: ErasureRequest?, permit: OneShotPermit, recorded: Bool,
+        since mark: UInt64,
         into report: inout RevocationReport
     ) async {
         report.requestKey = pending.requestKey
@@ -247,10 +252,10 @@ public struct ConsentRevocation: Sendable {
         let claimed = erasure != nil && Self.sendingKeys.withLock { $0.insert(pending.requestKey).inserted }
         defer { if claimed { _ = Self.sendingKeys.withLock { $0.remove(pending.requestKey) } } }
         var current = pending
-        if let recorded = runtime.privacy.pendingRevocation, recorded.requestKey == pending.requestKey {
-            current = recorded
-        } else if permit !== runtime.exitPermit {
-            // A retry whose record is gone: another call finished it.
+        if let stored = runtime.privacy.pendingRevocation, stored.requestKey == pending.requestKey {
+            current = stored
+        } else if recorded {
+            // The record is gone (or replaced): another call finished it, its erasure included.
             current.isErasureOwed = false
         }
         if let erasure, !claimed || (pending.isErasureOwed && !current.isErasureOwed) {

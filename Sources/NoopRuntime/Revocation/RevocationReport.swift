@@ -29,8 +29,10 @@ public struct RevocationReport: Sendable, CustomStringConvertible {
     public var cancelled: [CancelledOperation] = []
     /// The erasure request's idempotency key: the same for every attempt of one revocation.
     public var requestKey: UUID?
-    /// Whether an erasure request is still owed: the pending revocation keeps it, and the identifier to erase, until
-    /// ``ConsentRevocation/finishPendingRevocation(source:erasure:)`` sends it.
+    /// Whether an erasure request is still owed: the server has not accepted it yet (see ``ErasureOutcome``). The
+    /// pending revocation keeps it, and the identifier to erase, until the next
+    /// ``ConsentRevocation/revokeAll(source:erasure:)`` or ``ConsentRevocation/finishPendingRevocation(source:erasure:)``
+    /// sends it and the server accepts it.
     public var erasureStillOwed = false
     /// Whether this report is of a revocation a killed process began and a later start finished
     /// (``ConsentRevocation/finishPendingRevocation(source:erasure:)``).
