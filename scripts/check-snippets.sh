@@ -19,10 +19,12 @@ cd "$(dirname "$0")/.."
 bin=$(swift build --show-bin-path)
 modules="$bin/Modules"
 [[ -d "$modules" ]] || modules="$bin"
+# The library modules import the C target that holds the gate's atomics: its generated module map must be found.
+atomics=(-Xcc -fmodule-map-file="$bin/CFeatureGateAtomics.build/module.modulemap")
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-swiftc -swift-version 6 -parse-as-library -I "$modules" -module-name SnippetContext \
+swiftc -swift-version 6 -parse-as-library -I "$modules" "${atomics[@]}" -module-name SnippetContext \
     -emit-module -emit-module-path "$work/SnippetContext.swiftmodule" scripts/snippets/SnippetContext.swift
 
 python3 - "$work" "$(uname -s)" <<'PY'
@@ -93,7 +95,7 @@ status=0
 count=0
 while IFS=$'\t' read -r file where; do
     count=$((count + 1))
-    if ! swiftc -typecheck -suppress-warnings -swift-version 6 -I "$modules" -I "$work" "$file" 2>&1; then
+    if ! swiftc -typecheck -suppress-warnings -swift-version 6 -I "$modules" "${atomics[@]}" -I "$work" "$file" 2>&1; then
         echo "error: the snippet at $where does not compile"
         status=1
     fi
