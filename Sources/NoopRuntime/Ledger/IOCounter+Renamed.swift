@@ -24,7 +24,8 @@ extension GatedEventBuffer {
     /// Renamed `init(features:capacity:privacy:backends:retryPolicy:counter:sleep:flushDeadline:now:)`: the I/O
     /// counts are an ``IOCounter``, not a ledger.
     @available(
-        *, deprecated, renamed: "init(features:capacity:privacy:backends:retryPolicy:counter:sleep:flushDeadline:now:)")
+        *, deprecated, renamed: "init(features:capacity:privacy:backends:retryPolicy:counter:sleep:flushDeadline:now:)"
+    )
     public convenience init(
         features: Feature,
         capacity: Int,
