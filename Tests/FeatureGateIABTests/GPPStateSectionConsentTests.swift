@@ -81,3 +81,61 @@ import Testing
         #expect(!privacy.isEnabled(.contacts))
     }
 }
+
+/// Every reference string of `GPPUSSectionVectorTests`, as a CMP writes it (a header listing its one section, and
+/// `IABGPP_GppSID` naming it): what it opted out of is denied, and nothing else is decided.
+@Suite struct GPPReferenceStringConsentTests {
+    /// A GPP header listing section `id` alone: Type 3, Version 1, one entry, not a range, `id` Fibonacci-coded.
+    static func header(_ id: Int) -> String {
+        var weights = [1, 2]
+        while weights.last! <= id { weights.append(weights[weights.count - 1] + weights[weights.count - 2]) }
+        var remaining = id
+        var code = Array(repeating: "0", count: weights.count)
+        for index in weights.indices.reversed() where weights[index] <= remaining {
+            code[index] = "1"
+            remaining -= weights[index]
+        }
+        var bits = String(code.joined().reversed().drop { $0 == "0" }.reversed()) + "1"
+        bits = "0" + bits
+        var writer = BitWriter()
+        writer.append(3, 6, "Type")
+        writer.append(1, 6, "Version")
+        writer.append(1, 12, "NumEntries")
+        writer.appendBits(bits, "SectionIds")
+        return writer.base64URL
+    }
+
+    @Test func everyReferenceStringDeniesWhatItOptedOutOf() throws {
+        var optedOut = 0
+        for vector in GPPUSSectionVectorTests.vectors {
+            let values = Dictionary(vector.fields, uniquingKeysWith: { first, _ in first })
+            var expected: [ConsentCategory: ConsentStatus] = [:]
+            if values["SaleOptOut"] == .int(1) { expected[.thirdPartySharing] = .denied }
+            if values["SharingOptOut"] == .int(1) {
+                expected[.thirdPartySharing] = .denied
+                expected[.advertising] = .denied
+            }
+            if values["TargetedAdvertisingOptOut"] == .int(1) { expected[.advertising] = .denied }
+            if values["Gpc"] == .bool(true) {
+                expected[.thirdPartySharing] = .denied
+                expected[.advertising] = .denied
+            }
+            let gpp = Self.header(vector.section) + "~" + vector.string
+            let consent = CMPConsent(
+                keys: [
+                    CMPKey.gdprApplies: .number(0), CMPKey.gppString: .string(gpp),
+                    CMPKey.gppSectionIDs: .string("\(vector.section)"),
+                ])
+            #expect(consent.decisions == expected, "\(vector.section) \(gpp)")
+            #expect(!consent.hasErrors, "\(vector.section) \(gpp)")
+            if !expected.isEmpty { optedOut += 1 }
+        }
+        // The "every field set" strings of each section opt out (with or without their GPC subsection).
+        #expect(optedOut == 42)
+    }
+
+    @Test func theHeaderEncodesOneSection() throws {
+        for id in [1, 2, 5, 6, 28, 40, 100] { #expect(try GPPString(Self.header(id) + "~1YNN").sectionIDs == [id]) }
+        #expect(Self.header(8) == "DBABBg")
+    }
+}

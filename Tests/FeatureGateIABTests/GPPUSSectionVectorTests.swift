@@ -203,6 +203,27 @@ import Testing
         #expect(section.fields.map(\.value) == vector.fields.map(\.1))
     }
 
+    /// iabgpp-java UsNatTest: version 1 and 2 strings with the lists set to 1 (version 2's string written from
+    /// version 1's lists pads them with zeros).
+    @Test(arguments: [
+        ("BAAAVVVVUQA.QA", Array(repeating: 1, count: 12), [1, 1]),
+        ("CAAAVVVVAFBA.QA", Array(repeating: 1, count: 12) + [0, 0, 0, 0], [1, 1, 0]),
+        ("CAAAVVVVVVRA.QA", Array(repeating: 1, count: 16), [1, 1, 1]),
+    ])
+    func usNationalListsFollowTheVersion(string: String, sensitive: [Int], child: [Int]) throws {
+        let section = try GPPUSSection(sectionID: 7, string)
+        let base = Self.defaults(section.version == 1 ? Self.national1 : Self.national2) + Self.gpcOff
+        let expected: Expected = base.map { name, value in
+            switch name {
+            case "SensitiveDataProcessing": (name, GPPUSSection.Value.list(sensitive))
+            case "KnownChildSensitiveDataConsents": (name, GPPUSSection.Value.list(child))
+            default: (name, value)
+            }
+        }
+        #expect(section.fields.map(\.name) == expected.map(\.0))
+        #expect(section.fields.map(\.value) == expected.map(\.1))
+    }
+
     @Test func usNationalVersionOneAllTwos() throws {
         // iabgpp-es UsNat.test.ts "should decode BqqqqqqqqqA": every field 2 (the library pads the lists of
         // version 1 to version 2's lengths with zeros; version 1 holds 12 and 2 values).
