@@ -11,10 +11,11 @@ import Foundation
 /// | `anonymous-id` | the ``AnonymousIdentifier`` | deleted |
 /// | `featuregate-remote.json` | the server's last valid kill-switch payload (``RemoteLayerFile``), if any | kept: it holds no personal data |
 /// | `.featuregate.lock` | nothing: the lock processes sharing the directory take before they write | kept |
+/// | `featuregate-age.json` | the last declared age range (``FileAgeRangeAnswerStore``), if an app asked for one | kept: a child stays marked a child (fail closed) |
 ///
 /// Keep the SDK's own files (queues, caches, registrations) in subdirectories its subsystems purge: after
 /// revoke-all the directory then holds only ``retainedFileNames`` and, once a server payload was kept,
-/// `featuregate-remote.json` (``remoteLayerFileName``).
+/// `featuregate-remote.json` (``remoteLayerFileName``), and, once an age answer was kept, `featuregate-age.json`.
 ///
 /// A value of this type only computes URLs: it creates, reads and writes nothing.
 public struct PrivacyDataDirectory: Sendable, Hashable, CustomStringConvertible {
