@@ -18,10 +18,13 @@ cd "$(dirname "$0")/.."
 bin=$(swift build --show-bin-path)
 modules="$bin/Modules"
 [[ -d "$modules" ]] || modules="$bin"
+# The C module the libraries import (CFeatureGateAtomics: the gate's C11 atomics), as SwiftPM's module map names it.
+c_modules=()
+for map in "$bin"/*.build/module.modulemap; do [[ -f "$map" ]] && c_modules+=(-Xcc "-fmodule-map-file=$map"); done
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-swiftc -swift-version 6 -parse-as-library -I "$modules" -module-name SnippetContext \
+swiftc -swift-version 6 -parse-as-library -I "$modules" "${c_modules[@]}" -module-name SnippetContext \
     -emit-module -emit-module-path "$work/SnippetContext.swiftmodule" scripts/snippets/SnippetContext.swift
 
 python3 - "$work" "$(uname -s)" <<'PY'
@@ -89,7 +92,7 @@ status=0
 count=0
 while IFS=$'\t' read -r file where; do
     count=$((count + 1))
-    if ! swiftc -typecheck -suppress-warnings -swift-version 6 -I "$modules" -I "$work" "$file" 2>&1; then
+    if ! swiftc -typecheck -suppress-warnings -swift-version 6 -I "$modules" "${c_modules[@]}" -I "$work" "$file" 2>&1; then
         echo "error: the snippet at $where does not compile"
         status=1
     fi

@@ -43,7 +43,7 @@ extension CMPConsentSource {
     ///
     /// - Parameters:
     ///   - settle: How long the keys must stay unchanged before they are read.
-    ///   - alsoOn: Other notifications of `NotificationCenter.default` that refresh too.
+    ///   - notifications: Other notifications of `NotificationCenter.default` that refresh too.
     /// - Returns: The token that stops it: cancel it, or release it.
     public nonisolated func refreshOnUserDefaultsChanges(
         settle: Duration = .milliseconds(250), alsoOn notifications: [Notification.Name] = []
