@@ -31,8 +31,8 @@ let package = Package(
         .target(
             name: "FeatureGate",
             dependencies: ["CFeatureGateAtomics"],
-            // Declares UserDefaults (CA92.1), used by UserDefaultsFeatureStore on Apple platforms, and file metadata
-            // (C617.1): the file layer fstats the files in its own data directory before reading them.
+            // Declares UserDefaults (CA92.1), used by UserDefaultsFeatureStore and UserDefaultsReader, and file
+            // metadata (C617.1): the file layer fstats the files in its own data directory before reading them.
             resources: [.copy("PrivacyInfo.xcprivacy")]
         ),
         .target(name: "FeatureGateConfig", dependencies: ["FeatureGate"]),
@@ -42,7 +42,7 @@ let package = Package(
         // The system adapter for Declared Age Range; empty where the framework does not exist (Linux).
         .target(name: "FeatureGateAgeRange", dependencies: ["FeatureGate"]),
         // Consent-platform signals: IAB TCF v2.2, US Privacy and GPP strings, the CMP's keys, Consent Mode.
-        // Declares UserDefaults (CA92.1), used by UserDefaultsCMPKeySource on Apple platforms; nothing else.
+        // Declares UserDefaults (CA92.1), used by UserDefaultsCMPKeySource; nothing else.
         .target(
             name: "FeatureGateIAB", dependencies: ["FeatureGate"], resources: [.copy("PrivacyInfo.xcprivacy")]),
         // The server's kill switch: Airship remote-data payloads and the refresher that fetches them.

@@ -9,9 +9,8 @@
 # - `<!-- snippet: continues -->`: the block continues the previous block of the same file (same program).
 # - `<!-- snippet: apple-only: REASON -->`: uses an Apple framework; skipped on Linux with REASON.
 # - `<!-- snippet: skip: REASON -->`: not Swift source of a program (a Package.swift fragment); never compiled.
-# - A block compiles against the library plus only the names it (or the blocks it continues) declares: an article
-#   declares what it uses, with small, visibly app-owned stand-ins (`struct AppServer: Transport`). The script
-#   still imports scripts/snippets/SnippetContext.swift, which is empty and must stay so.
+# - Names an article assumes the reader has (`privacy`, `consent`, `httpClient`...) are declared, with their types,
+#   in scripts/snippets/SnippetContext.swift, which every block imports.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -19,22 +18,20 @@ cd "$(dirname "$0")/.."
 bin=$(swift build --show-bin-path)
 modules="$bin/Modules"
 [[ -d "$modules" ]] || modules="$bin"
-# The library modules import the C target that holds the gate's atomics: its generated module map must be found.
-atomics=(-Xcc -fmodule-map-file="$bin/CFeatureGateAtomics.build/module.modulemap")
+# The C module the libraries import (CFeatureGateAtomics: the gate's C11 atomics), as SwiftPM's module map names it.
+c_modules=()
+for map in "$bin"/*.build/module.modulemap; do [[ -f "$map" ]] && c_modules+=(-Xcc "-fmodule-map-file=$map"); done
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-swiftc -swift-version 6 -parse-as-library -I "$modules" "${atomics[@]}" -module-name SnippetContext \
+swiftc -swift-version 6 -parse-as-library -I "$modules" "${c_modules[@]}" -module-name SnippetContext \
     -emit-module -emit-module-path "$work/SnippetContext.swiftmodule" scripts/snippets/SnippetContext.swift
 
 python3 - "$work" "$(uname -s)" <<'PY'
 import glob, os, re, sys
 
 work, system = sys.argv[1], sys.argv[2]
-LIBRARIES = [
-    "FeatureGate", "FeatureGateConfig", "FeatureGateIAB", "FeatureGateRemote", "FeatureGateStack", "FeatureGateTracking",
-    "NoopRuntime",
-]
+LIBRARIES = ["FeatureGate", "FeatureGateConfig", "FeatureGateIAB", "FeatureGateTracking", "NoopRuntime"]
 files = ["README.md"] + sorted(glob.glob("Sources/*/*.docc/*.md"))
 marker = re.compile(r"^<!--\s*snippet:\s*(continues|apple-only|skip)\s*(?::\s*(.*?))?\s*-->\s*$")
 programs, skipped = [], []
@@ -95,7 +92,7 @@ status=0
 count=0
 while IFS=$'\t' read -r file where; do
     count=$((count + 1))
-    if ! swiftc -typecheck -suppress-warnings -swift-version 6 -I "$modules" "${atomics[@]}" -I "$work" "$file" 2>&1; then
+    if ! swiftc -typecheck -suppress-warnings -swift-version 6 -I "$modules" "${c_modules[@]}" -I "$work" "$file" 2>&1; then
         echo "error: the snippet at $where does not compile"
         status=1
     fi

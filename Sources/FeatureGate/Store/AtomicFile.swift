@@ -489,7 +489,7 @@ package enum AtomicFile {
             }
             if flushToDisk(fd, .full) != 0 { throw FileStoreError(path: path, operation: .sync, code: errno) }
             // A new file's name is durable only once its directory is flushed.
-            if size == 0 { _ = fsync(directory) }
+            if size == 0 { flushDirectory(directory) }
             afterwards(
                 AppendedFile(
                     file: OpenedFile(fd: fd, path: path, size: end + bytes.count, limit: Int.max),
@@ -571,7 +571,7 @@ package enum AtomicFile {
                 if errno == ENOENT { return false }
                 throw error(path: location.path, operation: .remove, errno: errno, at: name, in: directory)
             }
-            _ = fsync(directory)
+            flushDirectory(directory)
             return true
         }
     }
@@ -603,7 +603,7 @@ package enum AtomicFile {
                 if unlinkat(parent, name, AT_REMOVEDIR) != 0 && errno != ENOENT {
                     result.failures.append(FileStoreError(path: path, operation: .remove, code: errno))
                 }
-                _ = fsync(parent)
+                flushDirectory(parent)
             }
         } catch {
             result.failures.append(error)
@@ -635,7 +635,7 @@ package enum AtomicFile {
                             FileStoreError(path: location.anchor + "/" + entry, operation: .remove, code: errno))
                     }
                 }
-                if !result.removed.isEmpty { _ = fsync(directory) }
+                if !result.removed.isEmpty { flushDirectory(directory) }
             }
         } catch {
             result.failures.append(error)
@@ -685,7 +685,7 @@ package enum AtomicFile {
                 result.failures.append(FileStoreError(path: entryPath, operation: .remove, code: errno))
             }
         }
-        _ = fsync(fd)
+        flushDirectory(fd)
     }
 
     /// The names in the directory `fd` (without `.` and `..`). `fd` stays open and is not moved.
@@ -848,12 +848,15 @@ package enum AtomicFile {
     }
 
     /// The error for a failed `openat`/`unlinkat`, naming a link or a wrong kind of file when that was the cause.
-    private static func error(
+    ///
+    /// Opening a socket fails with `ENXIO` on Linux and `EOPNOTSUPP` on Darwin: both are looked at, so a socket
+    /// planted where a file should be reads as hostile content on every platform, not as a temporary refusal.
+    package static func error(
         path: String, operation: FileStoreError.Operation, errno code: Int32, at name: String, in directory: Int32,
         directory expectDirectory: Bool = false
     ) -> FileStoreError {
         var status = stat()
-        if [ELOOP, ENOTDIR, EISDIR, EMLINK, ENXIO].contains(code),
+        if [ELOOP, ENOTDIR, EISDIR, EMLINK, ENXIO, EOPNOTSUPP].contains(code),
             fstatat(directory, name, &status, AT_SYMLINK_NOFOLLOW) == 0
         {
             let type = status.st_mode & S_IFMT
@@ -920,6 +923,14 @@ package enum AtomicFile {
         if fcntl(fd, durability == .full ? F_FULLFSYNC : F_BARRIERFSYNC) == 0 { return 0 }
         #endif
         return fsync(fd)
+    }
+
+    /// Flushes a directory after its entries changed (a file created, files removed), with ``Durability/full``: what
+    /// changes a directory here is a take-away (a revocation's or a reset's deletions) or the ledger's creation,
+    /// which must survive a power loss, so on Darwin it is `F_FULLFSYNC`, not `fsync` (which leaves the change in
+    /// the drive's cache). Failures are ignored, as they were for `fsync`: the change itself is done.
+    private static func flushDirectory(_ fd: Int32) {
+        _ = flushToDisk(fd, .full)
     }
 
     /// Writes all of `data` to `fd`; returns the `errno` of a failed write.

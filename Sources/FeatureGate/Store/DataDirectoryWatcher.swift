@@ -237,7 +237,7 @@ private final class DirectoryWatch: @unchecked Sendable {
         _ path: String, _ events: DispatchSource.FileSystemEvent,
         _ body: @escaping @Sendable (DispatchSource.FileSystemEvent) -> Void
     ) -> (any DispatchSourceFileSystemObject)? {
-        let descriptor = open(path, O_EVTONLY)
+        let descriptor = WatchedPath.open(path)
         guard descriptor >= 0 else { return nil }
         let source = DispatchSource.makeFileSystemObjectSource(
             fileDescriptor: descriptor, eventMask: events, queue: queue)
@@ -252,22 +252,8 @@ private final class DirectoryWatch: @unchecked Sendable {
     /// Opens what exists: the directory and the ledger, or the parent until the directory exists. On the queue.
     private func arm() throws(FileStoreError) {
         guard !isCancelled else { return }
-        if directorySource == nil {
-            directorySource = source(handler.directoryPath, [.write, .delete, .rename]) { [unowned self] events in
-                if !events.isDisjoint(with: [.delete, .rename]) {
-                    directorySource?.cancel()
-                    directorySource = nil
-                    ledgerSource?.cancel()
-                    ledgerSource = nil
-                }
-                try? arm()
-                handler.report(.all)
-            }
-        }
-        if directorySource != nil {
-            parentSource?.cancel()
-            parentSource = nil
-        } else if parentSource == nil {
+        armDirectory()
+        if directorySource == nil && parentSource == nil {
             parentSource = source(handler.parentPath, [.write]) { [unowned self] _ in
                 try? arm()
                 if directorySource != nil { handler.report(.all) }
@@ -275,6 +261,13 @@ private final class DirectoryWatch: @unchecked Sendable {
             guard parentSource != nil else {
                 throw FileStoreError(path: handler.parentPath, operation: .open, code: errno)
             }
+            // Created between the two opens: the parent's source never sees that creation, so look again (as the
+            // Linux branch does after adding the parent's watch).
+            armDirectory()
+        }
+        if directorySource != nil {
+            parentSource?.cancel()
+            parentSource = nil
         }
         if directorySource != nil && ledgerSource == nil {
             let ledgerPath = handler.directoryPath + "/" + PrivacyDataDirectory.consentLedgerFileName
@@ -286,6 +279,21 @@ private final class DirectoryWatch: @unchecked Sendable {
                 }
                 handler.report(.ledger)
             }
+        }
+    }
+
+    /// Opens the directory's source if it is not open and the directory exists. On the queue.
+    private func armDirectory() {
+        guard directorySource == nil else { return }
+        directorySource = source(handler.directoryPath, [.write, .delete, .rename]) { [unowned self] events in
+            if !events.isDisjoint(with: [.delete, .rename]) {
+                directorySource?.cancel()
+                directorySource = nil
+                ledgerSource?.cancel()
+                ledgerSource = nil
+            }
+            try? arm()
+            handler.report(.all)
         }
     }
 }

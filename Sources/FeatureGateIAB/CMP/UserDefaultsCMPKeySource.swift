@@ -35,17 +35,28 @@ extension CMPConsentSource {
     /// Refreshes when `UserDefaults` change (CMPs write their keys there), through a ``CMPRefresher``: the
     /// notifications are coalesced, the keys read once they settle, an unchanged snapshot skipped.
     ///
+    /// `UserDefaults.didChangeNotification` is posted only for changes made *in this process*. A CMP that writes
+    /// the keys from another process (an app extension sharing an app group's defaults) is not seen by it. Pass the
+    /// notifications after which another process may have written them in `alsoOn`, typically the app becoming
+    /// active (`UIApplication.didBecomeActiveNotification`, `NSApplication.didBecomeActiveNotification`), or call
+    /// ``refresh()`` yourself at such moments: a refresh that finds the same answer applies nothing.
+    ///
+    /// - Parameters:
+    ///   - settle: How long the keys must stay unchanged before they are read.
+    ///   - notifications: Other notifications of `NotificationCenter.default` that refresh too.
     /// - Returns: The token that stops it: cancel it, or release it.
-    public nonisolated func refreshOnUserDefaultsChanges(settle: Duration = .milliseconds(250)) -> ObservationToken {
+    public nonisolated func refreshOnUserDefaultsChanges(
+        settle: Duration = .milliseconds(250), alsoOn notifications: [Notification.Name] = []
+    ) -> ObservationToken {
         let refresher = CMPRefresher(source: self, settle: settle)
-        // The observer object is only handed back to removeObserver, which is thread-safe.
-        nonisolated(unsafe) let observer = NotificationCenter.default.addObserver(
-            forName: UserDefaults.didChangeNotification, object: nil, queue: nil
-        ) { _ in
-            refresher.keysChanged()
+        // The observer objects are only handed back to removeObserver, which is thread-safe.
+        nonisolated(unsafe) let observers = ([UserDefaults.didChangeNotification] + notifications).map { name in
+            NotificationCenter.default.addObserver(forName: name, object: nil, queue: nil) { _ in
+                refresher.keysChanged()
+            }
         }
         return ObservationToken {
-            NotificationCenter.default.removeObserver(observer)
+            for observer in observers { NotificationCenter.default.removeObserver(observer) }
             refresher.stop()
         }
     }
