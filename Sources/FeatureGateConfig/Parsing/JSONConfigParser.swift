@@ -73,27 +73,29 @@ package struct JSONConfigParser {
             let keyLine = cursor.line
             let keyColumn = cursor.column
             let key = try parseString()
-            func valueIsMissing() -> Bool {
-                cursor.peek == nil || cursor.peek == UInt8(ascii: ",") || cursor.peek == UInt8(ascii: "}")
-            }
-            func keyWithoutValue() -> ParseFailure {
-                cursor.keyWithoutValue(key, line: keyLine, column: keyColumn, expected: "\"\(key)\": value")
-            }
             cursor.skipWhitespace()
-            if valueIsMissing() { throw keyWithoutValue() }
+            if cursor.isAtEnd(ofValueBefore: ",", or: "}") {
+                throw keyWithoutValue(key, line: keyLine, column: keyColumn)
+            }
             guard cursor.peek == UInt8(ascii: ":") else {
                 throw cursor.failure(
                     "expected ':' after the key \(quoted(key)), found \(describeByte(cursor.peek))")
             }
             cursor.advance(by: 1)
             cursor.skipWhitespace()
-            if valueIsMissing() { throw keyWithoutValue() }
+            if cursor.isAtEnd(ofValueBefore: ",", or: "}") {
+                throw keyWithoutValue(key, line: keyLine, column: keyColumn)
+            }
             cursor.path.push(key: key)
             let value = try parseValue(depth: depth)
             cursor.path.pop()
             entries.append(ConfigNode.Entry(key: key, line: keyLine, value: value))
             if try endOfContainer(closedBy: "}", in: "an object") { return .dictionary(entries) }
         }
+    }
+
+    private func keyWithoutValue(_ key: String, line: Int, column: Int) -> ParseFailure {
+        cursor.keyWithoutValue(key, line: line, column: column, expected: "\"\(key)\": value")
     }
 
     private mutating func parseArray(depth: Int) throws(ParseFailure) -> ConfigNode.Value {

@@ -87,22 +87,20 @@ package struct OpenStepPlistParser {
                     "expected a key (a string) or the end of the dictionary, found \(describeByte(cursor.peek))",
                     expected: "a key\(closer)")
             }
-            func valueIsMissing() -> Bool {
-                cursor.peek == nil || cursor.peek == UInt8(ascii: ";") || cursor.peek == UInt8(ascii: "}")
-            }
-            func keyWithoutValue() -> ParseFailure {
-                cursor.keyWithoutValue(key, line: keyLine, column: keyColumn, expected: "\(key) = value;")
-            }
             try skipSpace()
             guard cursor.peek == UInt8(ascii: "=") else {
-                if valueIsMissing() { throw keyWithoutValue() }
+                if cursor.isAtEnd(ofValueBefore: ";", or: "}") {
+                    throw keyWithoutValue(key, line: keyLine, column: keyColumn)
+                }
                 throw cursor.failure(
                     "expected '=' after the key \(quoted(key)), found \(describeByte(cursor.peek))",
                     expected: "\(key) = value;")
             }
             cursor.advance()
             try skipSpace()
-            if valueIsMissing() { throw keyWithoutValue() }
+            if cursor.isAtEnd(ofValueBefore: ";", or: "}") {
+                throw keyWithoutValue(key, line: keyLine, column: keyColumn)
+            }
             cursor.path.push(key: key)
             let value = try parseValue(depth: depth)
             cursor.path.pop()
@@ -115,6 +113,10 @@ package struct OpenStepPlistParser {
             }
             cursor.advance()
         }
+    }
+
+    private func keyWithoutValue(_ key: String, line: Int, column: Int) -> ParseFailure {
+        cursor.keyWithoutValue(key, line: line, column: column, expected: "\(key) = value;")
     }
 
     private mutating func parseArray(depth: Int, parenthesisLine: Int) throws(ParseFailure) -> ConfigNode.Value {

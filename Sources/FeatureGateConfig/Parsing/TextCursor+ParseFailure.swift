@@ -44,6 +44,12 @@ extension TextCursor {
         return line
     }
 
+    /// Whether the cursor is where a value should be but the text ends, or a `separator` or `closer` comes instead.
+    func isAtEnd(ofValueBefore separator: Unicode.Scalar, or closer: Unicode.Scalar) -> Bool {
+        guard let byte = peek else { return true }
+        return byte == UInt8(ascii: separator) || byte == UInt8(ascii: closer)
+    }
+
     /// A syntax error at the cursor, naming the byte under it as what was found.
     func failure(_ message: String, expected: String? = nil) -> ParseFailure {
         ParseFailure(
