@@ -3,11 +3,11 @@
 /// It only counts; each parser says in its own words which limit a document broke.
 package struct NestingBudget {
     /// The deepest a container may be: 1 for the top level.
-    package let maximumDepth: Int
+    @usableFromInline package let maximumDepth: Int
     /// How many values a document may hold, containers included.
-    package let maximumValueCount: Int
+    @usableFromInline package let maximumValueCount: Int
     /// How many values have been counted.
-    package private(set) var valueCount = 0
+    @usableFromInline package internal(set) var valueCount = 0
 
     /// A budget of `maximumDepth` levels and `maximumValueCount` values.
     package init(maximumDepth: Int, maximumValueCount: Int = .max) {
@@ -16,11 +16,11 @@ package struct NestingBudget {
     }
 
     /// Counts one more value; `false` once the document holds more than ``maximumValueCount``.
-    package mutating func countValue() -> Bool {
+    @inlinable package mutating func countValue() -> Bool {
         valueCount += 1
         return valueCount <= maximumValueCount
     }
 
     /// Whether a container at `depth` (1 for the top level) is allowed.
-    package func allows(depth: Int) -> Bool { depth <= maximumDepth }
+    @inlinable package func allows(depth: Int) -> Bool { depth <= maximumDepth }
 }

@@ -28,13 +28,13 @@ package struct TextCursor {
     }
 
     /// The byte under the cursor, `nil` at the end.
-    @inlinable package var peek: UInt8? { index < bytes.count ? bytes[index] : nil }
+    @inlinable @inline(__always) package var peek: UInt8? { index < bytes.count ? bytes[index] : nil }
 
     /// The column of the byte under the cursor, from 1, in bytes.
-    @inlinable package var column: Int { index - lineStart + 1 }
+    @inlinable @inline(__always) package var column: Int { index - lineStart + 1 }
 
     /// The byte `offset` bytes after the one under the cursor, `nil` past the end.
-    @inlinable package func peek(ahead offset: Int) -> UInt8? {
+    @inlinable @inline(__always) package func peek(ahead offset: Int) -> UInt8? {
         index + offset < bytes.count ? bytes[index + offset] : nil
     }
 
@@ -55,7 +55,7 @@ package struct TextCursor {
     }
 
     /// Steps over the byte under the cursor, counting a line break.
-    @inlinable package mutating func advance() {
+    @inlinable @inline(__always) package mutating func advance() {
         let byte = bytes[index]
         index += 1
         if byte == 0x0A || (byte == 0x0D && peek != 0x0A) {
@@ -65,7 +65,7 @@ package struct TextCursor {
     }
 
     /// Steps over `count` bytes, none of them a line break.
-    @inlinable package mutating func advance(by count: Int) { index += count }
+    @inlinable @inline(__always) package mutating func advance(by count: Int) { index += count }
 
     /// Steps over the bytes `accepted` takes; it must take no line feed or carriage return.
     @inlinable package mutating func advance(while accepted: (UInt8) -> Bool) {
@@ -83,12 +83,12 @@ package struct TextCursor {
     }
 
     /// Space, tab, line feed and carriage return: the whitespace of JSON and of XML.
-    @inlinable package static func isWhitespace(_ byte: UInt8) -> Bool {
+    @inlinable @inline(__always) package static func isWhitespace(_ byte: UInt8) -> Bool {
         byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09
     }
 
     /// Whether `byte` is an ASCII decimal digit.
-    @inlinable package static func isDigit(_ byte: UInt8) -> Bool { byte >= 0x30 && byte <= 0x39 }
+    @inlinable @inline(__always) package static func isDigit(_ byte: UInt8) -> Bool { byte >= 0x30 && byte <= 0x39 }
 
     /// The value of an ASCII hexadecimal digit, or `nil`.
     @inlinable package static func hexDigit(_ byte: UInt8) -> UInt8? {

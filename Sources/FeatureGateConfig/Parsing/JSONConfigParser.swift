@@ -5,8 +5,8 @@ import FeatureGate
 /// Foundation's `JSONSerialization` was not used: its errors give a character offset at best, it cannot tell
 /// `1` from `1.0` from `true` on every platform, and it has no depth limit. The input has been checked to be
 /// UTF-8 before this runs.
-package struct JSONConfigParser {
-    private var cursor: TextCursor
+package struct JSONConfigParser: TextTreeParser {
+    var cursor: TextCursor
 
     /// Parses one JSON value that fills the whole input (after an optional byte order mark).
     package static func parse(_ bytes: [UInt8], limits: ConfigLimits) throws(ParseFailure) -> ConfigNode {
@@ -23,7 +23,7 @@ package struct JSONConfigParser {
 
     // MARK: - Values
 
-    private mutating func parseValue(depth: Int) throws(ParseFailure) -> ConfigNode {
+    mutating func parseValue(depth: Int) throws(ParseFailure) -> ConfigNode {
         let valueLine = try cursor.countValue()
         switch cursor.peek ?? 0 {
         case UInt8(ascii: "{"):
@@ -73,27 +73,23 @@ package struct JSONConfigParser {
             let keyLine = cursor.line
             let keyColumn = cursor.column
             let key = try parseString()
-            func valueIsMissing() -> Bool {
-                cursor.peek == nil || cursor.peek == UInt8(ascii: ",") || cursor.peek == UInt8(ascii: "}")
-            }
-            func keyWithoutValue() -> ParseFailure {
-                cursor.keyWithoutValue(key, line: keyLine, column: keyColumn, expected: "\"\(key)\": value")
-            }
             cursor.skipWhitespace()
-            if valueIsMissing() { throw keyWithoutValue() }
+            if cursor.isAtEnd(ofValueBefore: ",", or: "}") {
+                throw keyWithoutValue(key, line: keyLine, column: keyColumn)
+            }
             guard cursor.peek == UInt8(ascii: ":") else {
                 throw cursor.failure(
                     "expected ':' after the key \(quoted(key)), found \(describeByte(cursor.peek))")
             }
             cursor.advance(by: 1)
             cursor.skipWhitespace()
-            if valueIsMissing() { throw keyWithoutValue() }
-            cursor.path.push(key: key)
-            let value = try parseValue(depth: depth)
-            cursor.path.pop()
-            entries.append(ConfigNode.Entry(key: key, line: keyLine, value: value))
+            entries.append(try parseEntry(key, at: keyLine, keyColumn, depth: depth, separator: ","))
             if try endOfContainer(closedBy: "}", in: "an object") { return .dictionary(entries) }
         }
+    }
+
+    func keyWithoutValue(_ key: String, line: Int, column: Int) -> ParseFailure {
+        cursor.keyWithoutValue(key, line: line, column: column, expected: "\"\(key)\": value")
     }
 
     private mutating func parseArray(depth: Int) throws(ParseFailure) -> ConfigNode.Value {

@@ -10,8 +10,8 @@ import FeatureGate
 /// file may also be a dictionary's contents without the braces (the `.strings` form). One thing Apple accepts is an
 /// error here: a key without a value (`{ key; }`, which Apple reads as `key = key`) is reported with the key and its
 /// line, because for a config it is always a mistake. The input has been checked to be UTF-8.
-package struct OpenStepPlistParser {
-    private var cursor: TextCursor
+package struct OpenStepPlistParser: TextTreeParser {
+    var cursor: TextCursor
 
     /// Parses a whole old-style plist.
     package static func parse(_ bytes: [UInt8], limits: ConfigLimits) throws(ParseFailure) -> ConfigNode {
@@ -36,7 +36,7 @@ package struct OpenStepPlistParser {
 
     // MARK: - Values
 
-    private mutating func parseValue(depth: Int) throws(ParseFailure) -> ConfigNode {
+    mutating func parseValue(depth: Int) throws(ParseFailure) -> ConfigNode {
         let valueLine = try cursor.countValue()
         switch cursor.peek ?? 0 {
         case UInt8(ascii: "{"):
@@ -87,26 +87,18 @@ package struct OpenStepPlistParser {
                     "expected a key (a string) or the end of the dictionary, found \(describeByte(cursor.peek))",
                     expected: "a key\(closer)")
             }
-            func valueIsMissing() -> Bool {
-                cursor.peek == nil || cursor.peek == UInt8(ascii: ";") || cursor.peek == UInt8(ascii: "}")
-            }
-            func keyWithoutValue() -> ParseFailure {
-                cursor.keyWithoutValue(key, line: keyLine, column: keyColumn, expected: "\(key) = value;")
-            }
             try skipSpace()
             guard cursor.peek == UInt8(ascii: "=") else {
-                if valueIsMissing() { throw keyWithoutValue() }
+                if cursor.isAtEnd(ofValueBefore: ";", or: "}") {
+                    throw keyWithoutValue(key, line: keyLine, column: keyColumn)
+                }
                 throw cursor.failure(
                     "expected '=' after the key \(quoted(key)), found \(describeByte(cursor.peek))",
                     expected: "\(key) = value;")
             }
             cursor.advance()
             try skipSpace()
-            if valueIsMissing() { throw keyWithoutValue() }
-            cursor.path.push(key: key)
-            let value = try parseValue(depth: depth)
-            cursor.path.pop()
-            entries.append(ConfigNode.Entry(key: key, line: keyLine, value: value))
+            entries.append(try parseEntry(key, at: keyLine, keyColumn, depth: depth, separator: ";"))
             try skipSpace()
             guard cursor.peek == UInt8(ascii: ";") else {
                 throw cursor.failure(
@@ -115,6 +107,10 @@ package struct OpenStepPlistParser {
             }
             cursor.advance()
         }
+    }
+
+    func keyWithoutValue(_ key: String, line: Int, column: Int) -> ParseFailure {
+        cursor.keyWithoutValue(key, line: line, column: column, expected: "\(key) = value;")
     }
 
     private mutating func parseArray(depth: Int, parenthesisLine: Int) throws(ParseFailure) -> ConfigNode.Value {
