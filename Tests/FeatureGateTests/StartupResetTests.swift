@@ -109,7 +109,11 @@ import Testing
             let gate = PrivacyManager(
                 configuration: PrivacyConfiguration(enabledFeatures: [], resetEnabledFeatures: true),
                 store: FileFeatureStore(url: data.stateFile))
-            #expect(gate.startupDiagnostics.isEmpty, "seed \(seed): \(gate.startupDiagnostics)")
+            // A reset never waits long for a child's lock: past the bound it is held (and done by a retry).
+            let unexpected = gate.startupDiagnostics.filter {
+                if case .storeBusyWritesHeld = $0 { false } else { true }
+            }
+            #expect(unexpected.isEmpty, "seed \(seed): \(unexpected)")
             launches += 1
         }
         for child in children { child.process.waitUntilExit() }

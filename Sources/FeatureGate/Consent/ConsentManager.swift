@@ -300,6 +300,10 @@ public actor ConsentManager {
     /// category already has records nothing and changes nothing; so does setting ``ConsentStatus/expired``, which
     /// is not an answer. A new answer restarts the category's lifetime.
     ///
+    /// A refusal (denied, restricted) takes effect first: its features are off for
+    /// ``PrivacyManager/isEnabled(_:)`` before the ledger is written and before anything another process holds is
+    /// waited for. A grant takes effect once it is recorded.
+    ///
     /// - Returns: The record appended, or `nil` when nothing changed.
     /// - Throws: ``ConsentRecordingError`` when the ledger refuses the record. A denial (any status but
     ///   `granted`) is applied anyway; a grant is not.
@@ -320,6 +324,10 @@ public actor ConsentManager {
             policyVersion: policy.version,
             source: source
         )
+        // A refusal closes its features before the ledger is written or its lock waited for.
+        let closing = status.isRefusal ? privacy.catalog.mask(policy.features[category] ?? []) : []
+        privacy.beginWithholding(closing)
+        defer { privacy.endWithholding(closing) }
         do {
             try append(record)
         } catch {

@@ -248,6 +248,21 @@ package struct GateRules: Sendable {
         isHoldingWrites = true
     }
 
+    /// Starts holding writes because the save of this process's change since `saved` could not take the store's
+    /// lock: that change counts as made while held, so the merge keeps it over the record it then reads.
+    package mutating func holdWrites(unsavedSince saved: FeatureStateRecord) {
+        let current = record
+        changedWhileHeld.formUnion(
+            catalog.mask(
+                current.decidedFeatures.symmetricDifference(saved.decidedFeatures)
+                    .union(current.enabledFeatures.symmetricDifference(saved.enabledFeatures))))
+        let refused = current.deniedConsentCategories.subtracting(saved.deniedConsentCategories)
+        let unrefused = saved.deniedConsentCategories.subtracting(current.deniedConsentCategories)
+        refusedWhileHeld = refusedWhileHeld.subtracting(unrefused).union(refused)
+        unrefusedWhileHeld = unrefusedWhileHeld.subtracting(refused).union(unrefused)
+        isHoldingWrites = true
+    }
+
     /// Drops the consent deciders of `features`; allocates nothing when consent never decided a flag.
     private mutating func forgetConsentDeciders(of features: Feature) {
         guard !decidedByConsent.isEmpty else { return }

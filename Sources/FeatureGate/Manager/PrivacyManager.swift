@@ -49,10 +49,22 @@ import Foundation
 /// ``watchForChangesFromOtherProcesses(in:watcher:onLedgerChange:)`` (or ``reloadStoredState()``): its checks and
 /// observers then reflect them like its own.
 ///
+/// ## Take-aways apply first
+/// A change that takes something away (``disableFeatures(_:)``, a consent denial, the kill switch, revoke-all) is
+/// visible to ``isEnabled(_:)`` before the call returns, before anything is written and without waiting for any lock
+/// another process can hold; persisting it follows. A change that gives something back is published once its save
+/// was tried. No call waits for another process's lock on the data directory longer than about 100 ms, and never
+/// while holding the manager's own lock (so ``reasons(for:)`` and checks never wait behind another process): past
+/// that bound the change is held in memory as for an unreadable store (``isHoldingWrites``, reported as
+/// ``PrivacyManagerDiagnostic/storeBusyWritesHeld(store:error:)``; every flag the record might decide reads off
+/// meanwhile) and retried in the background until the lock is free. Start-up never waits either: it removes the
+/// temporary files of interrupted writes only when the lock is free, and otherwise later, in the background.
+///
 /// ## Thread safety
 /// Every method may be called from any thread. ``isEnabled(_:)`` is a single lock-free atomic load and
-/// allocates nothing. Writers serialize on a lock, persist while holding it (so the store sees changes in
-/// order and none is lost), and notify observers after releasing it, in order, once per real change.
+/// allocates nothing. Writers serialize on a lock and persist while holding it (so the store sees changes in
+/// order and none is lost), trying the store's inter-process lock without waiting; they notify observers after
+/// releasing it, in order, once per real change.
 public final class PrivacyManager: Sendable {
     /// The effective set, read by every check without a lock.
     @usableFromInline let effectiveBits: AtomicWord<UInt>
@@ -120,6 +132,7 @@ public final class PrivacyManager: Sendable {
         var stored = FeatureStateRecord(enabledFeatures: [], decidedFeatures: [])
         var source = FeatureSource.configuration
         var held = false
+        var heldBusy = false
         // What the store still holds when a reset could not be written: the next save must still reset it.
         var unreset: FeatureStateRecord?
 
@@ -136,30 +149,39 @@ public final class PrivacyManager: Sendable {
                 // An unlocked look first: with nothing stored there is nothing to discard, and taking the store's
                 // lock would create its directory and lock file.
                 if try store.load() != nil {
-                    try store.update { data in
-                        wasRead = true
-                        guard let data else { return nil }
-                        switch Self.storedForUpdate(data) {
-                        case .failure(let error):
-                            newer = error
-                            return nil
-                        case .success(let record): previous = record
+                    // Never waiting long for another process: past the bound, writes are held and the reset
+                    // happens with the first retry (see `mergeHeldWrites`).
+                    try AtomicFile.$lockWait.withValue(AtomicFile.lockWaitBound) {
+                        try store.update { data in
+                            wasRead = true
+                            guard let data else { return nil }
+                            switch Self.storedForUpdate(data) {
+                            case .failure(let error):
+                                newer = error
+                                return nil
+                            case .success(let record): previous = record
+                            }
+                            if let previous, previous.pendingRevocation != nil {
+                                // A revocation is unfinished: what it switched off stays off; no reset until it is done.
+                                stored = previous
+                                return nil
+                            }
+                            // Every flag undecided; what else the record keeps (the refusals) stays.
+                            stored = previous ?? stored
+                            stored.decidedFeatures = []
+                            stored.enabledFeatures = []
+                            resetting = true
+                            let reset = stored.encoded()
+                            return reset == data ? nil : reset
                         }
-                        if let previous, previous.pendingRevocation != nil {
-                            // A revocation is unfinished: what it switched off stays off; no reset until it is done.
-                            stored = previous
-                            return nil
-                        }
-                        // Every flag undecided; what else the record keeps (the refusals) stays.
-                        stored = previous ?? stored
-                        stored.decidedFeatures = []
-                        stored.enabledFeatures = []
-                        resetting = true
-                        let reset = stored.encoded()
-                        return reset == data ? nil : reset
                     }
                     if resetting { source = .reset }
                 }
+            } catch  where !wasRead && AtomicFile.isLockBusy(error) {
+                // Another process holds the lock: the reset is held and done by the first retry, never waited for.
+                diagnostics.append(.storeBusyWritesHeld(store: storeName, error: error))
+                held = true
+                heldBusy = true
             } catch  where !wasRead && Self.mayBecomeReadable(error) {
                 // The record may hold refusals: it is neither deleted nor overwritten while it cannot be read.
                 diagnostics.append(.storeUnreadableWritesHeld(store: storeName, error: error))
@@ -215,16 +237,26 @@ public final class PrivacyManager: Sendable {
             Self.loadRemoteLayer(remoteLayer, into: &initial, catalog: catalog, diagnostics: &diagnostics)
         }
         self.revocation = LockedValue(stored.pendingRevocation)
+        var temporariesLeft: URL?
         if let file = store as? FileFeatureStore {
             // Temporary files of writes a kill interrupted (under the lock; nothing is touched when there are none).
-            let removal = AtomicFile.removeTemporaries(in: file.url.deletingLastPathComponent())
-            diagnostics += removal.failures.map { .temporaryFileNotRemoved(store: storeName, error: $0) }
+            // Start-up never waits for another process: with the lock taken, they are removed later.
+            let directory = file.url.deletingLastPathComponent()
+            let removal = AtomicFile.$lockWait.withValue(.zero) { AtomicFile.removeTemporaries(in: directory) }
+            if removal.failures.contains(where: AtomicFile.isLockBusy) { temporariesLeft = directory }
+            diagnostics += removal.failures.filter { !AtomicFile.isLockBusy($0) }.map {
+                .temporaryFileNotRemoved(store: storeName, error: $0)
+            }
         }
         self.startupDiagnostics = diagnostics
         self.unswitchedBits = AtomicWord(unswitched.rawValue)
         self.effectiveBits = AtomicWord(initial.effective.rawValue)
         self.state = LockedValue(initial)
         for diagnostic in diagnostics { diagnosticHandler?(diagnostic) }
+        if let temporariesLeft {
+            Self.removeTemporariesLater(in: temporariesLeft, store: storeName, diagnosticHandler: diagnosticHandler)
+        }
+        if heldBusy { retryHeldLater() }
     }
 
     deinit {
@@ -298,7 +330,9 @@ public final class PrivacyManager: Sendable {
 
     /// Turns `features` off in the local layer, atomically, deciding every flag it changes.
     ///
-    /// A flag already off locally is left as it is: a call that changes nothing persists and notifies nothing.
+    /// A flag already off locally is left as it is: a call that changes nothing persists and notifies nothing. The
+    /// flags are off for ``isEnabled(_:)`` before anything is written and before the call waits for anything another
+    /// process holds; the save follows (see "Take-aways apply first" in the type's documentation).
     public func disableFeatures(_ features: Feature) {
         update { $0.rules.decide(enable: [], disable: features) }
     }
@@ -407,26 +441,131 @@ public final class PrivacyManager: Sendable {
     ///
     /// With `isSavedElsewhere`, the change is another process's, already in the store: it is taken into what this
     /// process last saved instead of being saved, so only this process's own changes are ever written from here.
+    ///
+    /// A change that takes anything away is published before the store is touched. The store's lock is only ever
+    /// tried under the in-process lock, never waited for: while another process holds it, the save is tried again
+    /// outside the in-process lock (``saveWhenLockFree()``), then held.
     private func update<Result>(isSavedElsewhere: Bool = false, _ body: (inout State) -> Result) -> Result {
         let outcome: (result: Result, deliver: Bool, diagnostic: PrivacyManagerDiagnostic?) = state.withLock { state in
             let before = state.rules.record
             let result = body(&state)
             let after = state.rules.record
+            // Take-aways first: visible to every check before anything is written or waited for.
+            let deliverEarly = takesAway(state) && publish(&state)
             var diagnostic: PrivacyManagerDiagnostic?
             if isSavedElsewhere {
                 state.saved = state.saved.merging(changeFrom: before, to: after)
             } else if state.rules.isHoldingWrites {
-                if after != before { diagnostic = retryHeldRecord(&state) }
+                if after != before { diagnostic = AtomicFile.$lockWait.withValue(.zero) { retryHeldRecord(&state) } }
             } else if after != before && after != state.saved {
                 // (Back to what was saved, after a failed save: the store holds it, nothing to write.)
-                diagnostic = save(from: state.saved, to: after)
+                diagnostic = AtomicFile.$lockWait.withValue(.zero) { save(from: state.saved, to: after) }
                 if diagnostic == nil { state.saved = after }
             }
-            return (result, publish(&state), diagnostic)
+            return (result, publish(&state) || deliverEarly, diagnostic)
         }
-        if let diagnostic = outcome.diagnostic { diagnosticHandler?(diagnostic) }
+        if let diagnostic = outcome.diagnostic {
+            if diagnostic.isLockBusy {
+                saveWhenLockFree()
+            } else {
+                diagnosticHandler?(diagnostic)
+            }
+        }
         if outcome.deliver { deliverPending() }
         return outcome.result
+    }
+
+    /// Whether the state's effective set lacks something the gate shows now.
+    private func takesAway(_ state: State) -> Bool {
+        !state.effective.isSubset(of: state.rules.effective)
+    }
+
+    /// Waits for the store's lock another process held, outside the in-process lock, for up to
+    /// ``AtomicFile/lockWaitBound``, and saves under it; past the bound, holds the writes (``isHoldingWrites``),
+    /// reports ``PrivacyManagerDiagnostic/storeBusyWritesHeld(store:error:)`` and retries later. The record saved is
+    /// the state as it is once the lock is taken, so a change made meanwhile on another thread goes with it.
+    private func saveWhenLockFree() {
+        let last = withStoreLock {
+            state.withLock { state -> PrivacyManagerDiagnostic? in
+                if state.rules.isHoldingWrites { return retryHeldRecord(&state) }
+                let after = state.rules.record
+                guard after != state.saved else { return nil }
+                let diagnostic = save(from: state.saved, to: after)
+                if diagnostic == nil { state.saved = after }
+                return diagnostic
+            }
+        }
+        switch last {
+        case .some(nil): return
+        case .some(let diagnostic?) where !diagnostic.isLockBusy:
+            diagnosticHandler?(diagnostic)
+            return
+        default: break  // Another process kept the lock.
+        }
+        let outcome = state.withLock { state -> (PrivacyManagerDiagnostic?, Bool) in
+            guard !state.rules.isHoldingWrites else { return (nil, false) }
+            // Held as an unreadable store's writes are: merged over the record when the lock is free again.
+            state.rules.holdWrites(unsavedSince: state.saved)
+            return (.storeBusyWritesHeld(store: String(describing: store), error: Self.busyError), publish(&state))
+        }
+        if let diagnostic = outcome.0 { diagnosticHandler?(diagnostic) }
+        if outcome.1 { deliverPending() }
+        retryHeldLater()
+    }
+
+    /// What a save reports when another process kept the lock past the bound.
+    private static var busyError: FileStoreError { FileStoreError(path: "", operation: .lock, code: EWOULDBLOCK) }
+
+    /// Runs `body` holding the store's inter-process lock, taken before (never under) the in-process lock and waited
+    /// for at most `bound`; `nil` when another process kept it that long. Another store (one wrapping a file store,
+    /// say) runs `body` at once, its operations waiting at most `bound` for any lock they take.
+    private func withStoreLock<Result>(
+        waitingAtMost bound: Duration = AtomicFile.lockWaitBound, _ body: () -> Result
+    ) -> Result? {
+        guard let file = store as? FileFeatureStore else { return AtomicFile.$lockWait.withValue(bound) { body() } }
+        return AtomicFile.withLock(of: file.url, waitingAtMost: bound, body)
+    }
+
+    /// Tries the held writes again in the background, while another process's lock keeps them held; stops once they
+    /// are saved or held for another reason (an unreadable store waits for a change, ``retryHeldStore()`` or a
+    /// reload).
+    private func retryHeldLater() {
+        DispatchQueue.global(qos: .utility).asyncAfter(deadline: .now() + 0.01) { [weak self] in
+            guard let self else { return }
+            let outcome = self.withStoreLock(waitingAtMost: .seconds(1)) {
+                self.state.withLock { state -> (PrivacyManagerDiagnostic?, Bool) in
+                    guard state.rules.isHoldingWrites else { return (nil, false) }
+                    return (self.retryHeldRecord(&state), self.publish(&state))
+                }
+            }
+            guard let (last, deliver) = outcome, !(last?.isLockBusy ?? false) else {
+                self.retryHeldLater()
+                return
+            }
+            if deliver { self.deliverPending() }
+            if let last { self.diagnosticHandler?(last) }
+        }
+    }
+
+    /// Removes the temporary files start-up left because another process held the lock, in the background, as
+    /// soon as the lock is free (tried with growing pauses, for up to about a minute).
+    private static func removeTemporariesLater(
+        in directory: URL, store: String, diagnosticHandler: (@Sendable (PrivacyManagerDiagnostic) -> Void)?,
+        delay: Double = 0.1
+    ) {
+        DispatchQueue.global(qos: .utility).asyncAfter(deadline: .now() + delay) {
+            let removal = AtomicFile.$lockWait.withValue(.seconds(1)) { AtomicFile.removeTemporaries(in: directory) }
+            if removal.failures.contains(where: AtomicFile.isLockBusy) {
+                if delay < 30 {
+                    removeTemporariesLater(
+                        in: directory, store: store, diagnosticHandler: diagnosticHandler, delay: delay * 2)
+                }
+                return
+            }
+            for failure in removal.failures {
+                diagnosticHandler?(.temporaryFileNotRemoved(store: store, error: failure))
+            }
+        }
     }
 
     /// Saves this process's change from `before` (what it last saved or read, so a change whose save failed goes
@@ -490,7 +629,7 @@ public final class PrivacyManager: Sendable {
     public func retryHeldStore() -> Bool {
         let outcome = state.withLock { state -> (PrivacyManagerDiagnostic?, Bool, Bool) in
             guard state.rules.isHoldingWrites else { return (nil, false, false) }
-            let diagnostic = retryHeldRecord(&state)
+            let diagnostic = AtomicFile.$lockWait.withValue(.zero) { retryHeldRecord(&state) }
             return (diagnostic, publish(&state), state.rules.isHoldingWrites)
         }
         if let diagnostic = outcome.0 { diagnosticHandler?(diagnostic) }
@@ -519,7 +658,7 @@ public final class PrivacyManager: Sendable {
         let outcome = state.withLock { state -> ([PrivacyManagerDiagnostic], Bool) in
             var diagnostics: [PrivacyManagerDiagnostic] = []
             if state.rules.isHoldingWrites {
-                diagnostics.append(retryHeldRecord(&state))
+                diagnostics.append(AtomicFile.$lockWait.withValue(.zero) { retryHeldRecord(&state) })
             } else if let diagnostic = reloadRecord(&state) {
                 diagnostics.append(diagnostic)
             }
@@ -591,6 +730,8 @@ public final class PrivacyManager: Sendable {
                 }
                 return mergeHeldWrites(into: &state, stored: data)
             }
+        } catch  where !wasRead && AtomicFile.isLockBusy(error) {
+            return .storeBusyWritesHeld(store: storeName, error: error)
         } catch  where !wasRead && Self.mayBecomeReadable(error) {
             return .storeUnreadableWritesHeld(store: storeName, error: error)
         } catch  where !wasRead {
@@ -632,20 +773,63 @@ public final class PrivacyManager: Sendable {
 
     /// Recomputes the effective set and queues a change if it moved. Returns whether the caller must deliver.
     private func publish(_ state: inout State) -> Bool {
-        unswitchedBits.store(state.rules.unswitched.rawValue, ordering: .releasing)
         let effective = state.rules.effective
-        guard effective != state.effective else { return false }
+        let withheld = state.withheld.reduce(Feature()) { $0.union($1) }
+        unswitchedBits.store(state.rules.unswitched.subtracting(withheld).rawValue, ordering: .releasing)
+        guard effective != state.effective else {
+            effectiveBits.store(effective.subtracting(withheld).rawValue, ordering: .releasing)
+            return false
+        }
         state.sequence += 1
         // Counted before the gate shows the change (see disableCount(of:)).
+        let closing = state.effective.subtracting(effective)
         disableCounts.withLock { counts in
-            Self.forEachBit(of: state.effective.subtracting(effective).rawValue) { counts[$0] &+= 1 }
+            Self.forEachBit(of: closing.subtracting(state.countedEarly).rawValue) { counts[$0] &+= 1 }
         }
+        state.countedEarly.subtract(closing)
         state.pending.append((state.sequence, FeatureChange(previous: state.effective, current: effective)))
         state.effective = effective
-        effectiveBits.store(effective.rawValue, ordering: .releasing)
+        effectiveBits.store(effective.subtracting(withheld).rawValue, ordering: .releasing)
         guard !state.isDelivering else { return false }
         state.isDelivering = true
         return true
+    }
+
+    /// Closes `features` for every check at once (one atomic store), before a take-away that must first write or
+    /// wait (a consent denial's ledger append, revoke-all's record, a kill switch payload), and keeps them closed
+    /// until `body` returns; the take-away itself keeps them closed after. Observers hear of the change when the
+    /// take-away applies, in order with everything else, not here. Waits for nothing another process holds.
+    package func withholding<Result>(_ features: Feature, _ body: () throws -> Result) rethrows -> Result {
+        beginWithholding(features)
+        defer { endWithholding(features) }
+        return try body()
+    }
+
+    /// Closes `features` for every check at once, until the matching ``endWithholding(_:)`` (see
+    /// ``withholding(_:_:)``).
+    package func beginWithholding(_ features: Feature) {
+        guard !features.isEmpty else { return }
+        state.withLock { state in
+            // Counted before the gate shows them closed (see disableCount(of:)), once: not again when the take-away
+            // closes them for observers too.
+            let shown = state.effective.subtracting(state.withheld.reduce(Feature()) { $0.union($1) })
+            let closing = shown.intersection(features).subtracting(state.countedEarly)
+            disableCounts.withLock { counts in Self.forEachBit(of: closing.rawValue) { counts[$0] &+= 1 } }
+            state.countedEarly.formUnion(closing)
+            state.withheld.append(features)
+            _ = publish(&state)
+        }
+    }
+
+    /// Ends one ``beginWithholding(_:)`` of `features`: checks show what the rules say again.
+    package func endWithholding(_ features: Feature) {
+        guard !features.isEmpty else { return }
+        state.withLock { state in
+            if let index = state.withheld.firstIndex(of: features) { state.withheld.remove(at: index) }
+            // What the take-away did not close after all opens again: its next closing counts.
+            state.countedEarly.formIntersection(state.withheld.reduce(Feature()) { $0.union($1) })
+            _ = publish(&state)
+        }
     }
 
     /// Delivers queued changes outside the lock, one at a time and in order.
@@ -782,6 +966,10 @@ public final class PrivacyManager: Sendable {
         /// In registration order, so delivery needs no sorting.
         var observers: [ObserverEntry] = []
         var subscribers: [UInt64: Subscriber] = [:]
+        /// What take-aways under way close before they are applied (``withholding(_:_:)``), one entry each.
+        var withheld: [Feature] = []
+        /// What a withholding closed and counted (``disableCount(of:)``) before observers were told.
+        var countedEarly: Feature = []
 
         init(rules: GateRules) {
             self.rules = rules
@@ -826,15 +1014,21 @@ extension PrivacyManager {
             throw .invalidPayload(error)
         }
         let record = RemoteLayerRecord(payload: payload, entityTag: entityTag, lastModified: lastModified)
-        let outcome: Result<(any Error)?, RemoteLayerUpdateError> = update { state in
-            guard !state.rules.unswitched.isEmpty else { return .failure(.nothingEnabled) }
-            var saveError: (any Error)?
-            if state.remoteRecord != record {
-                do { try remoteLayer.save(record) } catch { saveError = error }
+        // What it disables is off before the payload is kept, and its file is written only when its lock is free
+        // (with another process holding it, the save fails, is reported, and the next payload is kept).
+        let outcome: Result<(any Error)?, RemoteLayerUpdateError> = withholding(disables.features) {
+            update { state in
+                guard !state.rules.unswitched.isEmpty else { return .failure(.nothingEnabled) }
+                var saveError: (any Error)?
+                if state.remoteRecord != record {
+                    do { try AtomicFile.$lockWait.withValue(.zero) { try remoteLayer.save(record) } } catch {
+                        saveError = error
+                    }
+                }
+                state.remoteRecord = record
+                state.rules.setRemote(disables.features, rules: disables.rules)
+                return .success(saveError)
             }
-            state.remoteRecord = record
-            state.rules.setRemote(disables.features, rules: disables.rules)
-            return .success(saveError)
         }
         switch outcome {
         case .failure(let error): throw error
@@ -892,8 +1086,26 @@ extension PrivacyManager {
     package func beginRevocation(
         _ pending: PendingRevocation, refusing categories: Set<ConsentCategory>
     ) -> (pending: PendingRevocation, error: (any Error)?) {
+        // Everything closes at once, before the store is written or its lock waited for (never longer than
+        // `AtomicFile.lockWaitBound`, and never under the in-process lock).
+        withholding(catalog.allFeatures) { beginRevocationWithheld(pending, refusing: categories) }
+    }
+
+    private func beginRevocationWithheld(
+        _ pending: PendingRevocation, refusing categories: Set<ConsentCategory>
+    ) -> (pending: PendingRevocation, error: (any Error)?) {
         var recorded = pending
-        let error: (any Error)? = state.withLock { state in
+        let error: (any Error)? =
+            withStoreLock { recordRevocation(pending, refusing: categories, as: &recorded) } ?? Self.busyError
+        update { $0.rules.revoke(refusing: categories) }
+        return (recorded, error)
+    }
+
+    /// One try of ``beginRevocation(_:refusing:)``'s write, under the in-process lock.
+    private func recordRevocation(
+        _ pending: PendingRevocation, refusing categories: Set<ConsentCategory>, as recorded: inout PendingRevocation
+    ) -> (any Error)? {
+        state.withLock { _ in
             if let earlier = revocation.withLock({ $0 }) { recorded = earlier.joined(by: pending) }
             do {
                 try store.update { data in
@@ -913,8 +1125,6 @@ extension PrivacyManager {
             revocation.withLock { $0 = recorded }
             return nil
         }
-        update { $0.rules.revoke(refusing: categories) }
-        return (recorded, error)
     }
 
     /// Changes the pending revocation whose key is `key`, in the store (a read-modify-write under its lock) and in
@@ -922,6 +1132,15 @@ extension PrivacyManager {
     ///
     /// - Throws: The store's error; memory is left as it was then, so the step is done again next time.
     package func updatePendingRevocation(key: UUID, _ change: (inout PendingRevocation) -> Void) throws {
+        // The store's lock is waited for (briefly) before the in-process lock is taken, never under it.
+        guard let outcome = withStoreLock({ Result { try updatePendingRevocationOnce(key: key, change) } }) else {
+            throw Self.busyError
+        }
+        try outcome.get()
+    }
+
+    /// One try of ``updatePendingRevocation(key:_:)``, under the in-process lock.
+    private func updatePendingRevocationOnce(key: UUID, _ change: (inout PendingRevocation) -> Void) throws {
         try state.withLock { _ in
             guard var pending = revocation.withLock({ $0 }), pending.requestKey == key else { return }
             change(&pending)

@@ -10,6 +10,11 @@ public enum PrivacyManagerDiagnostic: Sendable, CustomStringConvertible {
     /// every flag it might decide is off, and changes are held in memory, not saved, until it can be read again
     /// (tried again at each change and by ``PrivacyManager/retryHeldStore()``).
     case storeUnreadableWritesHeld(store: String, error: any Error)
+    /// Another process held the store's lock longer than a caller may wait (``PrivacyManager`` never waits more than
+    /// about 100 ms): the change applies in memory (a take-away was visible before the wait began), and writes are
+    /// held as for an unreadable store (every flag the record might decide is off) and retried in the background
+    /// until the lock is free, then merged into the record and saved (``storeReadableAgain(store:)``).
+    case storeBusyWritesHeld(store: String, error: any Error)
     /// The store that could not be read can be read again: the changes held since were merged into its record.
     case storeReadableAgain(store: String)
     /// The stored record could not be decoded. The manager started from the configuration.
@@ -44,6 +49,9 @@ public enum PrivacyManagerDiagnostic: Sendable, CustomStringConvertible {
         case .storeUnreadableWritesHeld(let store, let error):
             "\(store): cannot read stored features (\(error)); every feature it may decide is off and changes are "
                 + "held until it can be read"
+        case .storeBusyWritesHeld(let store, let error):
+            "\(store): another process holds the lock (\(error)); every feature it may decide is off and changes are "
+                + "held and retried until it lets go"
         case .storeReadableAgain(let store):
             "\(store): stored features can be read again; the changes held meanwhile were merged and saved"
         case .unknownFlagsDropped(let store, let dropped):

@@ -787,17 +787,18 @@ package enum AtomicFile {
         private let path: String
         private var fd: Int32 = -1
 
-        fileprivate init(anchor: Int32, path: String) {
+        init(anchor: Int32, path: String) {
             self.anchor = anchor
             self.path = path
         }
 
-        /// Takes the lock, waiting for another holder to release it; does nothing when already taken.
+        /// Takes the lock, waiting for another holder to release it as long as ``AtomicFile/lockWait`` allows (past
+        /// it: `EWOULDBLOCK`, see ``AtomicFile/isLockBusy(_:)``); does nothing when already taken.
         ///
         /// Something other than a regular file at the lock's name (a link, a FIFO) is deleted and replaced: it
         /// cannot be anyone's lock, and leaving it would block every write.
         package func acquire() throws(FileStoreError) {
-            guard fd < 0 else { return }
+            guard fd < 0, AtomicFile.heldLockPath != path else { return }  // (Taken already, by `withLock(of:)`.)
             let lockPath = (path.hasSuffix("/") ? path : path + "/") + lockFileName
             var descriptor: Int32 = -1
             for attempt in 0..<2 {
@@ -817,7 +818,7 @@ package enum AtomicFile {
                     throw AtomicFile.error(path: lockPath, operation: .lock, errno: code, at: lockFileName, in: anchor)
                 }
             }
-            if retryingOnInterrupt({ flock(descriptor, LOCK_EX) }) != 0 {
+            if AtomicFile.lockExclusively(descriptor) != 0 {  // As long as `lockWait` allows.
                 let code = errno
                 close(descriptor)
                 throw FileStoreError(path: lockPath, operation: .lock, code: code)
@@ -826,7 +827,7 @@ package enum AtomicFile {
         }
 
         /// Releases the lock if it was taken.
-        fileprivate func release() {
+        func release() {
             guard fd >= 0 else { return }
             close(fd)  // Closing the only descriptor of the open file releases the flock.
             fd = -1

@@ -109,7 +109,9 @@ private final class WatchHandler: Sendable {
 /// `inotify`: one descriptor read by a dispatch source, a watch on the directory (or on its parent until it exists).
 /// The watch descriptors are touched only on the serial queue.
 private final class DirectoryWatch: @unchecked Sendable {
-    private static let fileEvents = UInt32(IN_CLOSE_WRITE | IN_MOVED_TO | IN_DELETE | IN_CREATE)
+    /// The files in the directory, and the directory itself renamed away or deleted (the path is what is watched).
+    private static let fileEvents = UInt32(
+        IN_CLOSE_WRITE | IN_MOVED_TO | IN_DELETE | IN_CREATE | IN_MOVE_SELF | IN_DELETE_SELF)
     private static let directoryEvents = UInt32(IN_CREATE | IN_MOVED_TO) | UInt32(IN_ONLYDIR)
 
     private let handler: WatchHandler
@@ -188,8 +190,10 @@ private final class DirectoryWatch: @unchecked Sendable {
                 offset += 16 + length
                 if mask & UInt32(IN_Q_OVERFLOW) != 0 {
                     change = .all
-                } else if watch == directoryWatch && mask & UInt32(IN_IGNORED) != 0 {
-                    // The directory went away: watch its parent for it to come back.
+                } else if watch == directoryWatch && mask & UInt32(IN_IGNORED | IN_MOVE_SELF | IN_DELETE_SELF) != 0 {
+                    // The directory went away (deleted, or renamed: the watch would follow the old inode): watch the
+                    // path again, or its parent until something is there again.
+                    if mask & UInt32(IN_IGNORED) == 0 { inotify_rm_watch(descriptor, watch) }
                     directoryWatch = -1
                     rearm = true
                     change = .all

@@ -13,6 +13,10 @@
 //                                         whose configuration enables every flag
 //   feature-store-writer consent DIR granted|denied
 //                                         the analytics category (mapping .analytics) set through a ConsentManager
+//   feature-store-writer hold DIR TEMPORARY
+//                                         takes DIR's inter-process lock and keeps it until killed (the test stops it
+//                                         with SIGSTOP meanwhile); with TEMPORARY 1 it also leaves a temporary file of
+//                                         an interrupted write in DIR, as a writer killed mid-save does
 //   feature-store-writer storage DIR TAG COUNT
 //                                         COUNT whole-file writes to a FileStorage at DIR (names tTAG/n0...n7, each
 //                                         4,096 copies of one byte), a purge of the whole storage every 16th
@@ -65,6 +69,8 @@ func share(directory: URL, tag: Int, seed: UInt64, operations: Int, base: Int) a
                     category: .analytics, previousStatus: .unknown, newStatus: .granted, time: Date(),
                     policyVersion: id, source: .user))
         }
+        // Acknowledged once saved: a save another process's lock held past the bound is retried in the background.
+        while privacy.isHoldingWrites { usleep(1_000) }
         say("ok")
     }
     say("done")
@@ -133,6 +139,8 @@ case "consent" where arguments.count == 4:
         consentPolicy: policy)
     let consent = ConsentManager(privacy: privacy, ledger: FileConsentLedger(url: data.consentLedgerFile))
     try await consent.setStatus(arguments[3] == "granted" ? .granted : .denied, for: .analytics, source: .user)
+case "hold" where arguments.count == 4:
+    holdLock(directory: URL(filePath: arguments[2]), leavingTemporary: arguments[3] == "1")
 case "storage" where arguments.count == 5:
     guard let tag = UInt8(arguments[3]), let count = Int(arguments[4]) else { exit(2) }
     let storage = FileStorage(directory: URL(filePath: arguments[2]))

@@ -1,0 +1,124 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#elseif canImport(Android)
+import Android
+#endif
+
+extension AtomicFile {
+    /// How long an operation on this thread (or task) waits for another holder of a data directory's lock: `nil`,
+    /// the default, waits as long as it takes; `.zero` tries once; any other duration waits at most that long.
+    ///
+    /// Bound with `AtomicFile.$lockWait.withValue(...)` around the operations whose caller must not wait on another
+    /// process (the gate's saves, start-up's housekeeping). An operation that gives up throws a ``FileStoreError`` of
+    /// operation `lock` and code `EWOULDBLOCK` (``isLockBusy(_:)``): nothing was read or written.
+    @TaskLocal package static var lockWait: Duration?
+
+    /// The longest a caller of the gate waits for a lock another process holds before its write is held in memory
+    /// and retried later: 100 ms.
+    package static let lockWaitBound = Duration.milliseconds(100)
+
+    /// Whether `error` is a lock another process held past the wait allowed (see ``lockWait``).
+    package static func isLockBusy(_ error: any Error) -> Bool {
+        guard let error = error as? FileStoreError else { return false }
+        return error.operation == .lock && error.code == EWOULDBLOCK
+    }
+
+    /// The anchor directory whose lock this thread holds through ``withLock(of:waitingAtMost:_:)``: a
+    /// ``DirectoryLock`` of that directory taken inside does not take it again.
+    @TaskLocal static var heldLockPath: String?
+
+    /// Takes `flock(LOCK_EX)` on `descriptor`, waiting as ``lockWait`` allows; returns 0, or -1 with `errno` set
+    /// (`EWOULDBLOCK` when the wait ran out).
+    ///
+    /// A bounded wait is a blocking `flock` on a thread of its own, so it queues with the other waiters (polling a
+    /// non-blocking one would lose to every blocked waiter); when the bound passes first, that thread lets the lock
+    /// go as soon as it gets it.
+    static func lockExclusively(_ descriptor: Int32) -> Int32 {
+        guard let bound = lockWait else {
+            while true {
+                if flock(descriptor, LOCK_EX) == 0 { return 0 }
+                if errno != EINTR { return -1 }
+            }
+        }
+        while true {
+            if flock(descriptor, LOCK_EX | LOCK_NB) == 0 { return 0 }
+            if errno != EINTR { break }
+        }
+        guard errno == EWOULDBLOCK || errno == EAGAIN else { return -1 }
+        guard bound > .zero else {
+            errno = EWOULDBLOCK
+            return -1
+        }
+        // The waiting thread has a descriptor of the same open file: its lock is this descriptor's, and closing it
+        // after this one was closed (the wait abandoned) releases the lock.
+        let copy = dup(descriptor)
+        guard copy >= 0 else { return -1 }
+        let outcome = LockedValue<(done: Bool, code: Int32, abandoned: Bool)>((false, 0, false))
+        let finished = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            var code: Int32 = 0
+            while flock(copy, LOCK_EX) != 0 {
+                if errno != EINTR {
+                    code = errno
+                    break
+                }
+            }
+            outcome.withLock { $0 = (true, code, $0.abandoned) }
+            close(copy)
+            finished.signal()
+        }
+        _ = finished.wait(timeout: .now() + .nanoseconds(Int(bound / .nanoseconds(1))))
+        let (done, code) = outcome.withLock { state -> (Bool, Int32) in
+            if !state.done { state.abandoned = true }
+            return (state.done, state.code)
+        }
+        guard done else {
+            errno = EWOULDBLOCK
+            return -1
+        }
+        if code != 0 { errno = code }
+        return code == 0 ? 0 : -1
+    }
+
+    /// Runs `body` holding the inter-process lock of the directory `file` is in, waiting at most `bound` for it;
+    /// returns `nil` when another holder kept it that long. Nothing inside waits for that lock again, and nothing
+    /// else inside waits for any lock (``lockWait`` is zero): take this lock before any lock of the process's own,
+    /// never under one. When the directory or its lock file cannot be opened, `body` runs without it (its own
+    /// operations report why).
+    package static func withLock<Result>(
+        of file: URL, waitingAtMost bound: Duration, _ body: () -> Result
+    ) -> Result? {
+        let location = FileLocation(file: file)
+        let anchor = open(location.anchor, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        guard anchor >= 0 else { return $lockWait.withValue(.zero) { body() } }
+        let lock = DirectoryLock(anchor: anchor, path: location.anchor)
+        defer {
+            lock.release()
+            close(anchor)
+        }
+        do {
+            try $lockWait.withValue(bound) { try lock.acquire() }
+        } catch {
+            if isLockBusy(error) { return nil }
+            return $lockWait.withValue(.zero) { body() }
+        }
+        return $heldLockPath.withValue(location.anchor) { $lockWait.withValue(.zero) { body() } }
+    }
+}
+
+extension PrivacyManagerDiagnostic {
+    /// Whether this reports a save another process's lock refused (a try that did not wait).
+    var isLockBusy: Bool {
+        switch self {
+        case .storeBusyWritesHeld: true
+        case .saveFailed(_, let error): AtomicFile.isLockBusy(error)
+        default: false
+        }
+    }
+}
