@@ -28,7 +28,7 @@ import Testing
 
     /// `UserDefaults.didChangeNotification` fires only for this process's changes: the app names the moments another
     /// process may have written the keys (becoming active), and those refresh too.
-    @Test func theNotificationsPassedInAlsoRefreshTheKeys() throws {
+    @Test func theNotificationsPassedInAlsoRefreshTheKeys() async throws {
         let privacy = PrivacyManager(
             configuration: PrivacyConfiguration(enabledFeatures: []), store: InMemoryFeatureStore())
         let consent = ConsentManager(privacy: privacy, ledger: InMemoryConsentLedger())
@@ -42,7 +42,8 @@ import Testing
         defer { token.cancel() }
         NotificationCenter.default.post(name: becameActive, object: nil)
         let deadline = Date().addingTimeInterval(10)
-        while reads.withLock({ $0 }) == 0 && Date() < deadline { usleep(2_000) }
+        // Sleeping, not blocking: the refresh runs on the same cooperative threads as this test.
+        while reads.withLock({ $0 }) == 0 && Date() < deadline { try await Task.sleep(for: .milliseconds(2)) }
         #expect(reads.withLock { $0 } > 0)
     }
 }
