@@ -1,0 +1,99 @@
+extension GatedEventBuffer {
+    struct State {
+        /// The ring of waiting events: `count` of them, the oldest at `head`.
+        var ring: [IdentifiedEvent<Event>?]
+        var head = 0
+        var count = 0
+        /// Per backend, the events handed over but not yet in a batch that was attempted.
+        var backlog: [[IdentifiedEvent<Event>]]
+        /// Per backend, the batch that failed, retried unchanged (its key too) before the backlog; older than it.
+        var failed: [EventBatch<Event>?]
+        /// Per backend, the earliest time (from `now`) of the next attempt: the server's `Retry-After`.
+        var notBefore: [Double]
+        var dropped = 0
+        var purged = 0
+        /// Entries a closing gate revoked since the last purge; the next purge counts them.
+        var revoked = 0
+        var isFlushing = false
+        /// Bumped by every purge, so a flush can tell that its batches are gone.
+        var generation: UInt64 = 0
+        /// The gate's revocation counter for the buffer's features, as far as the buffer has acted on it.
+        var seenDisables: UInt64
+
+        init(capacity: Int, backendCount: Int, seenDisables: UInt64) {
+            ring = Array(repeating: nil, count: capacity)
+            backlog = Array(repeating: [], count: backendCount)
+            failed = Array(repeating: nil, count: backendCount)
+            notBefore = Array(repeating: -.infinity, count: backendCount)
+            self.seenDisables = seenDisables
+        }
+
+        /// Revokes everything captured before a revocation the buffer has not acted on yet. The counter only grows,
+        /// so a stale reading changes nothing.
+        mutating func catchUp(disables: UInt64) {
+            guard disables > seenDisables else { return }
+            seenDisables = disables
+            revokeAll()
+        }
+
+        mutating func push(_ event: IdentifiedEvent<Event>, capacity: Int) {
+            if count == capacity {
+                ring[head] = event
+                head = (head + 1) % capacity
+                dropped += 1
+            } else {
+                ring[(head + count) % capacity] = event
+                count += 1
+            }
+        }
+
+        mutating func moveBufferToBacklogs(capacity: Int) {
+            var drained: [IdentifiedEvent<Event>] = []
+            drained.reserveCapacity(count)
+            for offset in 0..<count {
+                let index = (head + offset) % capacity
+                if let event = ring[index] { drained.append(event) }
+                ring[index] = nil
+            }
+            head = 0
+            count = 0
+            for index in backlog.indices {
+                backlog[index].append(contentsOf: drained)
+                trimBacklog(index, capacity: capacity)
+            }
+        }
+
+        /// Drops the oldest events of a backend's failed batch and backlog beyond `capacity`, counting them as
+        /// drops. A failed batch that loses events is a new batch, under a new key.
+        mutating func trimBacklog(_ index: Int, capacity: Int) {
+            var overflow = (failed[index]?.events.count ?? 0) + backlog[index].count - capacity
+            guard overflow > 0 else { return }
+            dropped += overflow
+            if let batch = failed[index] {
+                let cut = min(overflow, batch.events.count)
+                failed[index] = cut == batch.events.count ? nil : EventBatch(events: Array(batch.events.dropFirst(cut)))
+                overflow -= cut
+            }
+            if overflow > 0 { backlog[index].removeFirst(overflow) }
+        }
+
+        mutating func purgeAll() -> Int {
+            revokeAll()
+            let total = revoked
+            revoked = 0
+            purged += total
+            return total
+        }
+
+        /// Drops everything queued and closes the batches in flight, keeping the count for the next purge.
+        mutating func revokeAll() {
+            revoked += count + backlog.reduce(0) { $0 + $1.count } + failed.reduce(0) { $0 + ($1?.events.count ?? 0) }
+            for index in ring.indices { ring[index] = nil }
+            head = 0
+            count = 0
+            for index in backlog.indices { backlog[index].removeAll() }
+            for index in failed.indices { failed[index] = nil }
+            generation += 1
+        }
+    }
+}
