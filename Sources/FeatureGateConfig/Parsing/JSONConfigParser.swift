@@ -5,8 +5,8 @@ import FeatureGate
 /// Foundation's `JSONSerialization` was not used: its errors give a character offset at best, it cannot tell
 /// `1` from `1.0` from `true` on every platform, and it has no depth limit. The input has been checked to be
 /// UTF-8 before this runs.
-package struct JSONConfigParser: TextTreeParser {
-    var cursor: TextCursor
+package struct JSONConfigParser {
+    private var cursor: TextCursor
 
     /// Parses one JSON value that fills the whole input (after an optional byte order mark).
     package static func parse(_ bytes: [UInt8], limits: ConfigLimits) throws(ParseFailure) -> ConfigNode {
@@ -23,7 +23,7 @@ package struct JSONConfigParser: TextTreeParser {
 
     // MARK: - Values
 
-    mutating func parseValue(depth: Int) throws(ParseFailure) -> ConfigNode {
+    private mutating func parseValue(depth: Int) throws(ParseFailure) -> ConfigNode {
         let valueLine = try cursor.countValue()
         switch cursor.peek ?? 0 {
         case UInt8(ascii: "{"):
@@ -83,12 +83,18 @@ package struct JSONConfigParser: TextTreeParser {
             }
             cursor.advance(by: 1)
             cursor.skipWhitespace()
-            entries.append(try parseEntry(key, at: keyLine, keyColumn, depth: depth, separator: ","))
+            if cursor.isAtEnd(ofValueBefore: ",", or: "}") {
+                throw keyWithoutValue(key, line: keyLine, column: keyColumn)
+            }
+            cursor.path.push(key: key)
+            let value = try parseValue(depth: depth)
+            cursor.path.pop()
+            entries.append(ConfigNode.Entry(key: key, line: keyLine, value: value))
             if try endOfContainer(closedBy: "}", in: "an object") { return .dictionary(entries) }
         }
     }
 
-    func keyWithoutValue(_ key: String, line: Int, column: Int) -> ParseFailure {
+    private func keyWithoutValue(_ key: String, line: Int, column: Int) -> ParseFailure {
         cursor.keyWithoutValue(key, line: line, column: column, expected: "\"\(key)\": value")
     }
 

@@ -10,8 +10,8 @@ import FeatureGate
 /// file may also be a dictionary's contents without the braces (the `.strings` form). One thing Apple accepts is an
 /// error here: a key without a value (`{ key; }`, which Apple reads as `key = key`) is reported with the key and its
 /// line, because for a config it is always a mistake. The input has been checked to be UTF-8.
-package struct OpenStepPlistParser: TextTreeParser {
-    var cursor: TextCursor
+package struct OpenStepPlistParser {
+    private var cursor: TextCursor
 
     /// Parses a whole old-style plist.
     package static func parse(_ bytes: [UInt8], limits: ConfigLimits) throws(ParseFailure) -> ConfigNode {
@@ -36,7 +36,7 @@ package struct OpenStepPlistParser: TextTreeParser {
 
     // MARK: - Values
 
-    mutating func parseValue(depth: Int) throws(ParseFailure) -> ConfigNode {
+    private mutating func parseValue(depth: Int) throws(ParseFailure) -> ConfigNode {
         let valueLine = try cursor.countValue()
         switch cursor.peek ?? 0 {
         case UInt8(ascii: "{"):
@@ -98,7 +98,13 @@ package struct OpenStepPlistParser: TextTreeParser {
             }
             cursor.advance()
             try skipSpace()
-            entries.append(try parseEntry(key, at: keyLine, keyColumn, depth: depth, separator: ";"))
+            if cursor.isAtEnd(ofValueBefore: ";", or: "}") {
+                throw keyWithoutValue(key, line: keyLine, column: keyColumn)
+            }
+            cursor.path.push(key: key)
+            let value = try parseValue(depth: depth)
+            cursor.path.pop()
+            entries.append(ConfigNode.Entry(key: key, line: keyLine, value: value))
             try skipSpace()
             guard cursor.peek == UInt8(ascii: ";") else {
                 throw cursor.failure(
@@ -109,7 +115,7 @@ package struct OpenStepPlistParser: TextTreeParser {
         }
     }
 
-    func keyWithoutValue(_ key: String, line: Int, column: Int) -> ParseFailure {
+    private func keyWithoutValue(_ key: String, line: Int, column: Int) -> ParseFailure {
         cursor.keyWithoutValue(key, line: line, column: column, expected: "\(key) = value;")
     }
 

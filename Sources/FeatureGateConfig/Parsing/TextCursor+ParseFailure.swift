@@ -93,26 +93,3 @@ extension TextCursor {
         }
     }
 }
-
-/// What the JSON and old-style plist parsers share: a cursor, values read at a depth, and how each words a key
-/// without a value.
-protocol TextTreeParser {
-    var cursor: TextCursor { get set }
-    mutating func parseValue(depth: Int) throws(ParseFailure) -> ConfigNode
-    func keyWithoutValue(_ key: String, line: Int, column: Int) -> ParseFailure
-}
-
-extension TextTreeParser {
-    /// The entry of `key` (found on `line` at `column`), whose value the cursor is on, read with the key on the path.
-    ///
-    /// Where the text ends, or a `separator` or `}` comes instead of the value, the error is placed at the key.
-    mutating func parseEntry(
-        _ key: String, at line: Int, _ column: Int, depth: Int, separator: Unicode.Scalar
-    ) throws(ParseFailure) -> ConfigNode.Entry {
-        if cursor.isAtEnd(ofValueBefore: separator, or: "}") { throw keyWithoutValue(key, line: line, column: column) }
-        cursor.path.push(key: key)
-        let value = try parseValue(depth: depth)
-        cursor.path.pop()
-        return ConfigNode.Entry(key: key, line: line, value: value)
-    }
-}
