@@ -41,9 +41,9 @@ import Testing
         let token = source.refreshOnUserDefaultsChanges(settle: .milliseconds(1), alsoOn: [becameActive])
         defer { token.cancel() }
         NotificationCenter.default.post(name: becameActive, object: nil)
-        let deadline = Date().addingTimeInterval(10)
-        // Sleeping, not blocking: the refresh runs on the same cooperative threads as this test.
-        while reads.withLock({ $0 }) == 0 && Date() < deadline { try await Task.sleep(for: .milliseconds(2)) }
+        // Sleeping, not blocking: the refresh runs on the same cooperative threads as this test. Counted in turns,
+        // not wall time: while other tests block those threads, neither this loop nor the refresh moves.
+        for _ in 0..<5_000 where reads.withLock({ $0 }) == 0 { try await Task.sleep(for: .milliseconds(2)) }
         #expect(reads.withLock { $0 } > 0)
     }
 }
