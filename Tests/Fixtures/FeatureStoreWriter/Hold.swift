@@ -23,3 +23,43 @@ func holdLock(directory: URL, leavingTemporary: Bool) -> Never {
     FileHandle.standardOutput.write(Data("saving\n".utf8))
     while true { pause() }
 }
+
+/// `probe DIR`: what a process on DIR sees while another holds its lock (stopped): how long its start-up took, how
+/// long `disableFeatures(.messageCenter)` blocked, when the gate read the flag off (from the call's start), and how
+/// long a `reasons()` begun 10 ms into the call blocked; one `NAME MILLISECONDS` line each.
+func probe(directory: URL) -> Never {
+    let data = PrivacyDataDirectory(url: directory)
+    let clock = ContinuousClock()
+    let start = clock.now
+    let privacy = PrivacyManager(
+        configuration: PrivacyConfiguration(enabledFeatures: .all), store: FileFeatureStore(url: data.stateFile))
+    let startUp = clock.now - start
+    let closed = LockedValue<Duration?>(nil)
+    let explained = LockedValue<Duration?>(nil)
+    let began = LockedValue<ContinuousClock.Instant?>(nil)
+    Thread.detachNewThread {
+        while began.withLock({ $0 }) == nil {}
+        while privacy.isEnabled(.messageCenter) {}
+        closed.withLock { $0 = clock.now - began.withLock { $0! } }
+    }
+    Thread.detachNewThread {
+        while began.withLock({ $0 }) == nil {}
+        usleep(10_000)
+        let asked = clock.now
+        _ = privacy.reasons()
+        explained.withLock { $0 = clock.now - asked }
+    }
+    let call = clock.now
+    began.withLock { $0 = call }
+    privacy.disableFeatures(.messageCenter)
+    let disable = clock.now - call
+    while closed.withLock({ $0 }) == nil || explained.withLock({ $0 }) == nil { usleep(1_000) }
+    func milliseconds(_ duration: Duration) -> String {
+        String(format: "%.1f", Double(duration / .microseconds(1)) / 1_000)
+    }
+    print("start-up \(milliseconds(startUp))")
+    print("disable \(milliseconds(disable))")
+    print("gate-closed \(milliseconds(closed.withLock { $0! }))")
+    print("reasons \(milliseconds(explained.withLock { $0! }))")
+    exit(0)
+}
