@@ -522,6 +522,17 @@ public final class PrivacyManager: Sendable {
         return AtomicFile.withLock(of: file.url, waitingAtMost: bound, body)
     }
 
+    /// Runs `body` holding the inter-process lock of the gate state's directory (created if needed), waiting for it as
+    /// long as it takes, so that what `body` writes there (a consent change's ledger record and gate state) is one
+    /// critical section: no other process acts in between. Take-aways are applied before (``withholding(_:_:)``).
+    /// Call it outside the manager's own lock; a store that is not a file runs `body` at once.
+    package func withStoreLockHeld<Result>(_ body: () -> Result) -> Result {
+        guard let file = store as? FileFeatureStore else { return body() }
+        // (Never `nil`: the wait has no bound.)
+        return AtomicFile.withLock(of: file.url, waitingAtMost: nil, inside: AtomicFile.lockWait, create: true, body)
+            ?? body()
+    }
+
     /// Tries the held writes again in the background, while another process's lock keeps them held; stops once they
     /// are saved or held for another reason (an unreadable store waits for a change, ``retryHeldStore()`` or a
     /// reload).
@@ -684,9 +695,15 @@ public final class PrivacyManager: Sendable {
         } catch {
             return .loadFailed(store: storeName, error: error)
         }
-        guard stored != state.saved else { return nil }
+        // As this process knows it: what it saves is compared with this, and must not read as taking away the flags
+        // its catalog lacks or a revocation it does not hold in its rules.
+        let known = FeatureStateRecord(
+            enabledFeatures: catalog.mask(stored.enabledFeatures),
+            decidedFeatures: catalog.mask(stored.decidedFeatures),
+            deniedConsentCategories: stored.deniedConsentCategories)
+        guard known != state.saved else { return nil }
         state.rules.adopt(stored.merging(changeFrom: state.saved, to: state.rules.record))
-        state.saved = stored
+        state.saved = known
         return nil
     }
 
