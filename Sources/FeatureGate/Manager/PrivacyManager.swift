@@ -653,8 +653,8 @@ public final class PrivacyManager: Sendable {
     /// ``watchForChangesFromOtherProcesses(in:watcher:onLedgerChange:)`` calls it whenever another process writes the
     /// state file or the remote layer; call it yourself when you learn of a change another way. Each real change of
     /// the effective set is published (one atomic store) and delivered to observers once. A category another
-    /// process refused reads as refused at once; one it stopped refusing stays as this process's consent manager
-    /// judges it until that manager catches up with the ledger. Writes nothing, unless writes were held (then this is
+    /// process refused reads as refused at once; one it stopped refusing reads as this process's consent manager
+    /// last judged it until that manager catches up with the ledger. Writes nothing, unless writes were held (then this is
     /// ``retryHeldStore()``).
     ///
     /// A record that cannot be read now (the device is locked) fails closed: writes are held and every undecided flag

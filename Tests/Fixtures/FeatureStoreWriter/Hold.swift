@@ -2,6 +2,7 @@
 // another process (a lock holder stopped with SIGSTOP stands for a debugger, a suspended process, a slow disk).
 import FeatureGate
 import Foundation
+import PackageTestSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -62,4 +63,28 @@ func probe(directory: URL) -> Never {
     print("gate-closed \(milliseconds(closed.withLock { $0! }))")
     print("reasons \(milliseconds(explained.withLock { $0! }))")
     exit(0)
+}
+
+/// `burst DIR SEED COUNT`: COUNT seeded random changes as fast as it can on DIR: analytics granted or denied through
+/// a ConsentManager (policy: analytics maps `.analytics`), or push turned on or off; the writers of the convergence
+/// stress test.
+func burst(directory: URL, seed: UInt64, count: Int) async throws {
+    let data = PrivacyDataDirectory(url: directory)
+    let policy = ConsentPolicy(version: 1, features: [.analytics: .analytics])
+    let privacy = PrivacyManager(
+        configuration: PrivacyConfiguration(enabledFeatures: []), store: FileFeatureStore(url: data.stateFile),
+        consentPolicy: policy)
+    let consent = ConsentManager(privacy: privacy, ledger: FileConsentLedger(url: data.consentLedgerFile))
+    var random = SeededGenerator(seed: seed)
+    for _ in 0..<count {
+        if Bool.random(using: &random) {
+            let status: ConsentStatus = Bool.random(using: &random) ? .granted : .denied
+            _ = try await consent.setStatus(status, for: .analytics, source: .user)
+        } else if Bool.random(using: &random) {
+            privacy.enableFeatures(.push)
+        } else {
+            privacy.disableFeatures(.push)
+        }
+    }
+    while privacy.isHoldingWrites { usleep(1_000) }
 }
