@@ -29,9 +29,25 @@ extension AtomicFile {
         return error.operation == .lock && error.code == EWOULDBLOCK
     }
 
-    /// The anchor directory whose lock this thread holds through ``withLock(of:waitingAtMost:_:)``: a
+    /// The anchor directory whose lock this thread holds through ``withLock(of:waitingAtMost:inside:create:_:)``: a
     /// ``DirectoryLock`` of that directory taken inside does not take it again.
-    @TaskLocal static var heldLockPath: String?
+    ///
+    /// Per thread, not a task-local: a task started inside (from an observer, say) runs later, without the lock, and
+    /// must take it itself.
+    static var heldLockPath: String? {
+        Thread.current.threadDictionary[heldLockKey] as? String
+    }
+
+    private static let heldLockKey = "FeatureGate.AtomicFile.heldLockPath"
+
+    /// Runs `body` with ``heldLockPath`` set to `path` on this thread.
+    private static func holdingLock<Result>(_ path: String, _ body: () -> Result) -> Result {
+        let dictionary = Thread.current.threadDictionary
+        let previous = dictionary[heldLockKey]
+        dictionary[heldLockKey] = path
+        defer { dictionary[heldLockKey] = previous }
+        return body()
+    }
 
     /// Takes `flock(LOCK_EX)` on `descriptor`, waiting as ``lockWait`` allows; returns 0, or -1 with `errno` set
     /// (`EWOULDBLOCK` when the wait ran out).
@@ -119,7 +135,7 @@ extension AtomicFile {
             if isLockBusy(error) { return nil }
             return $lockWait.withValue(inside) { body() }
         }
-        return $heldLockPath.withValue(location.anchor) { $lockWait.withValue(inside) { body() } }
+        return holdingLock(location.anchor) { $lockWait.withValue(inside) { body() } }
     }
 }
 
