@@ -141,3 +141,36 @@ import Testing
         }
     }
 }
+
+/// A refusal another process stored, seen between two of its changes, does not outlast them.
+@Suite struct StoredRefusalTests {
+    @Test func aStoredRefusalLiftedBeforeTheConsentManagerJudgesAgainGivesBackItsJudgement() {
+        let policy = ConsentPolicy(version: 1, features: [.analytics: .analytics])
+        var rules = GateRules(
+            catalog: .builtIn, configured: [], stored: FeatureStateRecord(enabledFeatures: [], decidedFeatures: []),
+            undecidedSource: .configuration, isHoldingWrites: false, consentPolicy: policy)
+        let granted = ConsentAnswer(status: .granted, decidedAt: Date(), source: .user, policyVersion: 1)
+        let judged = policy.decisions(answers: [.analytics: granted], context: ConsentContext(), now: Date())
+        rules.applyConsentEdge(.analytics, edge: .granted, policy: policy, decisions: judged)
+        #expect(rules.effective.contains(.analytics))
+
+        // Another process denied (the state file now refuses), then granted again before this consent manager caught
+        // up with the ledger: the category reads as its manager judged it, granted and on.
+        let on = FeatureStateRecord(enabledFeatures: .analytics, decidedFeatures: .analytics)
+        var refused = FeatureStateRecord(enabledFeatures: [], decidedFeatures: .analytics)
+        refused.deniedConsentCategories = [.analytics]
+        rules.adopt(refused)
+        #expect(!rules.effective.contains(.analytics))
+        rules.adopt(on)
+        #expect(rules.effective.contains(.analytics), "\(rules.reason(for: .analytics))")
+
+        // A refusal the consent manager itself judged in between stays.
+        rules.adopt(refused)
+        let denied = ConsentAnswer(status: .denied, decidedAt: Date(), source: .user, policyVersion: 1)
+        rules.consent = GateRules.ConsentLayer(
+            policy: policy,
+            decisions: policy.decisions(answers: [.analytics: denied], context: ConsentContext(), now: Date()))
+        rules.adopt(on)
+        #expect(!rules.effective.contains(.analytics))
+    }
+}

@@ -328,14 +328,22 @@ public actor ConsentManager {
         let closing = status.isRefusal ? privacy.catalog.mask(policy.features[category] ?? []) : []
         privacy.beginWithholding(closing)
         defer { privacy.endWithholding(closing) }
-        do {
-            try append(record)
-        } catch {
-            if status != .granted { apply(record, isRecorded: false) }
-            throw ConsentRecordingError(record: record, applied: status != .granted, underlying: error)
+        // The record and the gate state it decides are written under one hold of the data directory's lock.
+        let outcome = privacy.withStoreLockHeld { () -> Result<ConsentRecord, ConsentRecordingError> in
+            // The edge is made over the gate state as it is now, not as this process last read it: another
+            // process's change saved since counts, so this change is a change of it.
+            privacy.reloadStoredState()
+            do {
+                try append(record)
+            } catch {
+                if status != .granted { apply(record, isRecorded: false) }
+                return .failure(
+                    ConsentRecordingError(record: record, applied: status != .granted, underlying: error))
+            }
+            apply(record, isRecorded: true)
+            return .success(record)
         }
-        apply(record, isRecorded: true)
-        return record
+        return try outcome.get()
     }
 
     /// Calls `handler` after every applied status change, until the returned token is cancelled or released.

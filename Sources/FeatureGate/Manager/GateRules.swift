@@ -52,7 +52,15 @@ package struct GateRules: Sendable {
     private var decidedByApp: Feature = []
     private var decidedByConsent: [UInt: ConsentCategory] = [:]
     /// The consent layer, once a policy is known; `nil` permits everything.
-    package var consent: ConsentLayer?
+    package var consent: ConsentLayer? {
+        // The consent manager judged again: what stored refusals overrode is its own judgement now.
+        didSet { if !isAdopting { judgedBeforeStoredRefusal = [:] } }
+    }
+    /// What the consent manager had judged for each category that a refusal another process stored overrode
+    /// (``adopt(_:)``): restored when that refusal is lifted before the manager judges again, so a refusal seen
+    /// between two of another process's changes does not keep the category withheld after both.
+    private var judgedBeforeStoredRefusal: [ConsentCategory: ConsentDecision?] = [:]
+    private var isAdopting = false
     /// The server's kill switch, and per disabled flag the rule or name that disabled it.
     package private(set) var remote: Feature = []
     package private(set) var remoteRules: [UInt: String] = [:]
@@ -212,7 +220,8 @@ package struct GateRules: Sendable {
     /// Takes `stored` (a record another process saved, with this process's unsaved change already merged into it) as
     /// the decided flags and refusals. A flag whose decision it changes is no longer this run's: ``reason(for:)``
     /// names the stored state. A category it newly refuses reads as denied in the consent layer at once; one it no
-    /// longer refuses stays as the consent layer judged it until the consent manager judges again (fail closed).
+    /// longer refuses reads as the consent manager last judged it (as before a stored refusal overrode that), until
+    /// the consent manager judges again.
     package mutating func adopt(_ stored: FeatureStateRecord) {
         let newDecided = catalog.mask(stored.decidedFeatures)
         let newValues = catalog.mask(stored.enabledFeatures).intersection(newDecided)
@@ -222,10 +231,21 @@ package struct GateRules: Sendable {
         decidedByApp.subtract(changed)
         forgetConsentDeciders(of: changed)
         let newlyRefused = stored.deniedConsentCategories.subtracting(deniedCategories)
+        let lifted = deniedCategories.subtracting(stored.deniedConsentCategories)
         deniedCategories = stored.deniedConsentCategories
+        guard consent != nil else { return }
+        isAdopting = true
+        defer { isAdopting = false }
+        for category in lifted {
+            guard let judged = judgedBeforeStoredRefusal.removeValue(forKey: category) else { continue }
+            consent?.decisions[category] = judged
+        }
         guard let policy = consent?.policy, !newlyRefused.isEmpty else { return }
         for (category, decision) in Self.decisions(refusing: newlyRefused, policy)
         where newlyRefused.contains(category) {
+            if judgedBeforeStoredRefusal[category] == nil {
+                judgedBeforeStoredRefusal[category] = .some(consent?.decisions[category])
+            }
             consent?.decisions[category] = decision
         }
     }

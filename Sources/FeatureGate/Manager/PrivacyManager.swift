@@ -526,6 +526,17 @@ public final class PrivacyManager: Sendable {
         return AtomicFile.withLock(of: file.url, waitingAtMost: bound, body)
     }
 
+    /// Runs `body` holding the inter-process lock of the gate state's directory (created if needed), waiting for it as
+    /// long as it takes, so that what `body` writes there (a consent change's ledger record and gate state) is one
+    /// critical section: no other process acts in between. Take-aways are applied before (``withholding(_:_:)``).
+    /// Call it outside the manager's own lock; a store that is not a file runs `body` at once.
+    package func withStoreLockHeld<Result>(_ body: () -> Result) -> Result {
+        guard let file = store as? FileFeatureStore else { return body() }
+        // (Never `nil`: the wait has no bound.)
+        return AtomicFile.withLock(of: file.url, waitingAtMost: nil, inside: AtomicFile.lockWait, create: true, body)
+            ?? body()
+    }
+
     /// Tries the held writes again in the background, while another process's lock keeps them held; stops once they
     /// are saved or held for another reason (an unreadable store waits for a change, ``retryHeldStore()`` or a
     /// reload).
@@ -646,8 +657,8 @@ public final class PrivacyManager: Sendable {
     /// ``watchForChangesFromOtherProcesses(in:watcher:onLedgerChange:)`` calls it whenever another process writes the
     /// state file or the remote layer; call it yourself when you learn of a change another way. Each real change of
     /// the effective set is published (one atomic store) and delivered to observers once. A category another
-    /// process refused reads as refused at once; one it stopped refusing stays as this process's consent manager
-    /// judges it until that manager catches up with the ledger. Writes nothing, unless writes were held (then this is
+    /// process refused reads as refused at once; one it stopped refusing reads as this process's consent manager
+    /// last judged it until that manager catches up with the ledger. Writes nothing, unless writes were held (then this is
     /// ``retryHeldStore()``).
     ///
     /// A record that cannot be read now (the device is locked) fails closed: writes are held and every undecided flag
@@ -688,9 +699,15 @@ public final class PrivacyManager: Sendable {
         } catch {
             return .loadFailed(store: storeName, error: error)
         }
-        guard stored != state.saved else { return nil }
+        // As this process knows it: what it saves is compared with this, and must not read as taking away the flags
+        // its catalog lacks or a revocation it does not hold in its rules.
+        let known = FeatureStateRecord(
+            enabledFeatures: catalog.mask(stored.enabledFeatures),
+            decidedFeatures: catalog.mask(stored.decidedFeatures),
+            deniedConsentCategories: stored.deniedConsentCategories)
+        guard known != state.saved else { return nil }
         state.rules.adopt(stored.merging(changeFrom: state.saved, to: state.rules.record))
-        state.saved = stored
+        state.saved = known
         return nil
     }
 

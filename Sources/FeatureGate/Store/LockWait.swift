@@ -29,9 +29,25 @@ extension AtomicFile {
         return error.operation == .lock && error.code == EWOULDBLOCK
     }
 
-    /// The anchor directory whose lock this thread holds through ``withLock(of:waitingAtMost:_:)``: a
+    /// The anchor directory whose lock this thread holds through ``withLock(of:waitingAtMost:inside:create:_:)``: a
     /// ``DirectoryLock`` of that directory taken inside does not take it again.
-    @TaskLocal static var heldLockPath: String?
+    ///
+    /// Per thread, not a task-local: a task started inside (from an observer, say) runs later, without the lock, and
+    /// must take it itself.
+    static var heldLockPath: String? {
+        Thread.current.threadDictionary[heldLockKey] as? String
+    }
+
+    private static let heldLockKey = "FeatureGate.AtomicFile.heldLockPath"
+
+    /// Runs `body` with ``heldLockPath`` set to `path` on this thread.
+    private static func holdingLock<Result>(_ path: String, _ body: () -> Result) -> Result {
+        let dictionary = Thread.current.threadDictionary
+        let previous = dictionary[heldLockKey]
+        dictionary[heldLockKey] = path
+        defer { dictionary[heldLockKey] = previous }
+        return body()
+    }
 
     /// Takes `flock(LOCK_EX)` on `descriptor`, waiting as ``lockWait`` allows; returns 0, or -1 with `errno` set
     /// (`EWOULDBLOCK` when the wait ran out).
@@ -91,12 +107,23 @@ extension AtomicFile {
     /// else inside waits for any lock (``lockWait`` is zero): take this lock before any lock of the process's own,
     /// never under one. When the directory or its lock file cannot be opened, `body` runs without it (its own
     /// operations report why).
+    ///
+    /// - Parameters:
+    ///   - bound: How long to wait for the lock; `nil` waits as long as it takes.
+    ///   - inside: The ``lockWait`` for the locks of other directories that `body` takes (zero by default).
+    ///   - create: Whether to create the directory when it does not exist yet (its lock file is created with it).
     package static func withLock<Result>(
-        of file: URL, waitingAtMost bound: Duration, _ body: () -> Result
+        of file: URL, waitingAtMost bound: Duration?, inside: Duration? = .zero, create: Bool = false,
+        _ body: () -> Result
     ) -> Result? {
         let location = FileLocation(file: file)
-        let anchor = open(location.anchor, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-        guard anchor >= 0 else { return $lockWait.withValue(.zero) { body() } }
+        var anchor = open(location.anchor, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        if anchor < 0 && errno == ENOENT && create {
+            try? FileManager.default.createDirectory(
+                atPath: location.anchor, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            anchor = open(location.anchor, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        }
+        guard anchor >= 0 else { return $lockWait.withValue(inside) { body() } }
         let lock = DirectoryLock(anchor: anchor, path: location.anchor)
         defer {
             lock.release()
@@ -106,9 +133,9 @@ extension AtomicFile {
             try $lockWait.withValue(bound) { try lock.acquire() }
         } catch {
             if isLockBusy(error) { return nil }
-            return $lockWait.withValue(.zero) { body() }
+            return $lockWait.withValue(inside) { body() }
         }
-        return $heldLockPath.withValue(location.anchor) { $lockWait.withValue(.zero) { body() } }
+        return holdingLock(location.anchor) { $lockWait.withValue(inside) { body() } }
     }
 }
 

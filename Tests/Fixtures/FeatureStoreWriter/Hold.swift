@@ -2,6 +2,7 @@
 // another process (a lock holder stopped with SIGSTOP stands for a debugger, a suspended process, a slow disk).
 import FeatureGate
 import Foundation
+import PackageTestSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -22,4 +23,68 @@ func holdLock(directory: URL, leavingTemporary: Bool) -> Never {
     }
     FileHandle.standardOutput.write(Data("saving\n".utf8))
     while true { pause() }
+}
+
+/// `probe DIR`: what a process on DIR sees while another holds its lock (stopped): how long its start-up took, how
+/// long `disableFeatures(.messageCenter)` blocked, when the gate read the flag off (from the call's start), and how
+/// long a `reasons()` begun 10 ms into the call blocked; one `NAME MILLISECONDS` line each.
+func probe(directory: URL) -> Never {
+    let data = PrivacyDataDirectory(url: directory)
+    let clock = ContinuousClock()
+    let start = clock.now
+    let privacy = PrivacyManager(
+        configuration: PrivacyConfiguration(enabledFeatures: .all), store: FileFeatureStore(url: data.stateFile))
+    let startUp = clock.now - start
+    let closed = LockedValue<Duration?>(nil)
+    let explained = LockedValue<Duration?>(nil)
+    let began = LockedValue<ContinuousClock.Instant?>(nil)
+    Thread.detachNewThread {
+        while began.withLock({ $0 }) == nil {}
+        while privacy.isEnabled(.messageCenter) {}
+        closed.withLock { $0 = clock.now - began.withLock { $0! } }
+    }
+    Thread.detachNewThread {
+        while began.withLock({ $0 }) == nil {}
+        usleep(10_000)
+        let asked = clock.now
+        _ = privacy.reasons()
+        explained.withLock { $0 = clock.now - asked }
+    }
+    let call = clock.now
+    began.withLock { $0 = call }
+    privacy.disableFeatures(.messageCenter)
+    let disable = clock.now - call
+    while closed.withLock({ $0 }) == nil || explained.withLock({ $0 }) == nil { usleep(1_000) }
+    func milliseconds(_ duration: Duration) -> String {
+        String(format: "%.1f", Double(duration / .microseconds(1)) / 1_000)
+    }
+    print("start-up \(milliseconds(startUp))")
+    print("disable \(milliseconds(disable))")
+    print("gate-closed \(milliseconds(closed.withLock { $0! }))")
+    print("reasons \(milliseconds(explained.withLock { $0! }))")
+    exit(0)
+}
+
+/// `burst DIR SEED COUNT`: COUNT seeded random changes as fast as it can on DIR: analytics granted or denied through
+/// a ConsentManager (policy: analytics maps `.analytics`), or push turned on or off; the writers of the convergence
+/// stress test.
+func burst(directory: URL, seed: UInt64, count: Int) async throws {
+    let data = PrivacyDataDirectory(url: directory)
+    let policy = ConsentPolicy(version: 1, features: [.analytics: .analytics])
+    let privacy = PrivacyManager(
+        configuration: PrivacyConfiguration(enabledFeatures: []), store: FileFeatureStore(url: data.stateFile),
+        consentPolicy: policy)
+    let consent = ConsentManager(privacy: privacy, ledger: FileConsentLedger(url: data.consentLedgerFile))
+    var random = SeededGenerator(seed: seed)
+    for _ in 0..<count {
+        if Bool.random(using: &random) {
+            let status: ConsentStatus = Bool.random(using: &random) ? .granted : .denied
+            _ = try await consent.setStatus(status, for: .analytics, source: .user)
+        } else if Bool.random(using: &random) {
+            privacy.enableFeatures(.push)
+        } else {
+            privacy.disableFeatures(.push)
+        }
+    }
+    while privacy.isHoldingWrites { usleep(1_000) }
 }

@@ -17,6 +17,8 @@
 //                                         takes DIR's inter-process lock and keeps it until killed (the test stops it
 //                                         with SIGSTOP meanwhile); with TEMPORARY 1 it also leaves a temporary file of
 //                                         an interrupted write in DIR, as a writer killed mid-save does
+//   feature-store-writer probe DIR           times start-up, a disable and reasons() on DIR (see Hold.swift)
+//   feature-store-writer burst DIR SEED COUNT  COUNT random consent and push changes on DIR (see Hold.swift)
 //   feature-store-writer storage DIR TAG COUNT
 //                                         COUNT whole-file writes to a FileStorage at DIR (names tTAG/n0...n7, each
 //                                         4,096 copies of one byte), a purge of the whole storage every 16th
@@ -141,6 +143,11 @@ case "consent" where arguments.count == 4:
     try await consent.setStatus(arguments[3] == "granted" ? .granted : .denied, for: .analytics, source: .user)
 case "hold" where arguments.count == 4:
     holdLock(directory: URL(filePath: arguments[2]), leavingTemporary: arguments[3] == "1")
+case "probe" where arguments.count == 3:
+    probe(directory: URL(filePath: arguments[2]))
+case "burst" where arguments.count == 5:
+    guard let seed = UInt64(arguments[3]), let count = Int(arguments[4]) else { exit(2) }
+    try await burst(directory: URL(filePath: arguments[2]), seed: seed, count: count)
 case "storage" where arguments.count == 5:
     guard let tag = UInt8(arguments[3]), let count = Int(arguments[4]) else { exit(2) }
     let storage = FileStorage(directory: URL(filePath: arguments[2]))
