@@ -79,6 +79,8 @@ public final class PrivacyManager: Sendable {
     /// The revoke-all the store records as begun and not finished (see ``pendingRevocation``).
     private let revocation: LockedValue<PendingRevocation?>
     private let diagnosticHandler: (@Sendable (PrivacyManagerDiagnostic) -> Void)?
+    /// Whether a background retry of held writes is scheduled: one at a time, however many changes were held.
+    private let heldRetryScheduled = LockedValue(false)
 
     /// The configuration the manager started with.
     public let configuration: PrivacyConfiguration
@@ -520,7 +522,7 @@ public final class PrivacyManager: Sendable {
     /// for at most `bound`; `nil` when another process kept it that long. Another store (one wrapping a file store,
     /// say) runs `body` at once, its operations waiting at most `bound` for any lock they take.
     private func withStoreLock<Result>(
-        waitingAtMost bound: Duration = AtomicFile.lockWaitBound, _ body: () -> Result
+        waitingAtMost bound: Duration? = AtomicFile.lockWaitBound, _ body: () -> Result
     ) -> Result? {
         guard let file = store as? FileFeatureStore else { return AtomicFile.$lockWait.withValue(bound) { body() } }
         return AtomicFile.withLock(of: file.url, waitingAtMost: bound, body)
@@ -540,10 +542,20 @@ public final class PrivacyManager: Sendable {
     /// Tries the held writes again in the background, while another process's lock keeps them held; stops once they
     /// are saved or held for another reason (an unreadable store waits for a change, ``retryHeldStore()`` or a
     /// reload).
+    ///
+    /// One retry at a time, and it waits for the lock as long as it takes, on a background thread: nobody waits on
+    /// it, and each bounded wait that gave up would leave a thread parked on the lock until the holder lets go.
     private func retryHeldLater() {
+        let schedule = heldRetryScheduled.withLock { scheduled in
+            defer { scheduled = true }
+            return !scheduled
+        }
+        guard schedule else { return }
         DispatchQueue.global(qos: .utility).asyncAfter(deadline: .now() + 0.01) { [weak self] in
             guard let self else { return }
-            let outcome = self.withStoreLock(waitingAtMost: .seconds(1)) {
+            // Cleared before the attempt: a write held during it schedules the next one.
+            self.heldRetryScheduled.withLock { $0 = false }
+            let outcome = self.withStoreLock(waitingAtMost: nil) {
                 self.state.withLock { state -> (PrivacyManagerDiagnostic?, Bool) in
                     guard state.rules.isHoldingWrites else { return (nil, false) }
                     return (self.retryHeldRecord(&state), self.publish(&state))
