@@ -25,38 +25,4 @@ import Testing
         }
         #expect(!UserDefaultsCMPKeySource(defaults, isDataAvailable: { false }).isReadable)
     }
-
-    /// `UserDefaults.didChangeNotification` fires only for this process's changes: the app names the moments another
-    /// process may have written the keys (becoming active), and those refresh too.
-    @Test func theNotificationsPassedInAlsoRefreshTheKeys() throws {
-        let privacy = PrivacyManager(
-            configuration: PrivacyConfiguration(enabledFeatures: []), store: InMemoryFeatureStore())
-        let consent = ConsentManager(privacy: privacy, ledger: InMemoryConsentLedger())
-        let suite = "featuregate-cmp-tests-\(UUID().uuidString)"
-        let defaults = try #require(UserDefaults(suiteName: suite))
-        defer { defaults.removePersistentDomain(forName: suite) }
-        let reads = LockedValue(0)
-        let source = CMPConsentSource(consentManager: consent, keys: ReadCountingKeys(defaults: defaults, reads: reads))
-        let becameActive = Notification.Name("featuregate-tests.became-active-\(UUID().uuidString)")
-        let token = source.refreshOnUserDefaultsChanges(settle: .milliseconds(1), alsoOn: [becameActive])
-        defer { token.cancel() }
-        NotificationCenter.default.post(name: becameActive, object: nil)
-        let deadline = Date().addingTimeInterval(10)
-        while reads.withLock({ $0 }) == 0 && Date() < deadline { usleep(2_000) }
-        #expect(reads.withLock { $0 } > 0)
-    }
-}
-
-/// The defaults' keys, counting reads.
-private final class ReadCountingKeys: CMPKeyValueSource {
-    let keys: UserDefaultsCMPKeySource
-    let reads: LockedValue<Int>
-    init(defaults: UserDefaults, reads: LockedValue<Int>) {
-        keys = UserDefaultsCMPKeySource(defaults)
-        self.reads = reads
-    }
-    func cmpValue(forKey key: String) -> CMPValue? {
-        reads.withLock { $0 += 1 }
-        return keys.cmpValue(forKey: key)
-    }
 }
