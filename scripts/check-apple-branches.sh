@@ -74,7 +74,6 @@ linux_only = set(os.environ["LINUX_ONLY_MODULES"].split())
 # Modules that exist on Apple platforms and on Linux alike: canImport is true either way.
 everywhere = {"Foundation", "FoundationEssentials", "Dispatch", "Observation", "Synchronization", "Testing", "XCTest",
               "_Concurrency", "RegexBuilder"}
-apple_oses = {"iOS", "macOS", "tvOS", "watchOS", "visionOS", "macCatalyst"}
 unknown = []
 
 def rewrite_condition(condition, path, number):
