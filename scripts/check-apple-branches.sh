@@ -36,7 +36,8 @@
 #    copied by hand from the framework's documentation pages (one `/// https://developer.apple.com/...` line per
 #    declaration), keeping `@available`, `Sendable`, `@MainActor` and `@Sendable` exactly as the SDK declares them.
 #    If the framework is missing on some Apple platforms, list those it exists on in a `platforms` file beside it
-#    (one line, such as `iOS macOS`): `canImport` is then false on the others, as there.
+#    (one line, such as `iOS macOS`): `canImport` is then false on the others, as there. A shim that imports another
+#    shim (DeclaredAgeRange's iOS method takes UIKit's UIViewController) names it in a `dependencies` file beside it.
 # 2. That is all: every directory of scripts/apple-shims becomes a module, `canImport(DeclaredAgeRange)` becomes
 #    true, and every target may import it. If the framework's types are in a module Linux has (Foundation…), put them
 #    in AppleSDKAdditions instead. Add the APIs and the OS versions that introduced them to
@@ -60,7 +61,8 @@ export LINUX_ONLY_MODULES="Glibc Musl Android Bionic WASILibc WinSDK ucrt CRT Fo
 prepare() { # $1: the Apple platform whose `os(...)` is true
     rsync -a --checksum --delete --exclude '.build*' "$root/Package.swift" "$root/Sources" "$root/Tests" \
         "$root/Examples" "$package/"
-    rsync -a --checksum --delete --exclude platforms "$root/scripts/apple-shims/" "$package/AppleShims/"
+    rsync -a --checksum --delete --exclude platforms --exclude dependencies "$root/scripts/apple-shims/" \
+        "$package/AppleShims/"
     python3 - "$package" "$1" "$root/scripts/apple-shims" <<'PY'
 import json, os, re, sys
 
@@ -114,7 +116,11 @@ if unknown:
     print("\n".join(unknown), file=sys.stderr)
     sys.exit(2)
 
-# The shim targets, appended to the copied manifest.
+# The shim targets, appended to the copied manifest. A shim that imports another lists it in a `dependencies` file.
+def shim_dependencies(module):
+    listed = os.path.join(shim_sources, module, "dependencies")
+    return (["Darwin"] if module != "Darwin" else []) + (open(listed).read().split() if os.path.exists(listed) else [])
+
 c_targets = sorted(d for top in ("Sources", "Tests") if os.path.isdir(os.path.join(package, top))
                    for d in os.listdir(os.path.join(package, top))
                    if os.path.isdir(os.path.join(package, top, d, "include")))
@@ -123,6 +129,7 @@ text = open(manifest).read().split("\n// Apple shims (check-apple-branches.sh)")
 text += f"""
 // Apple shims (check-apple-branches.sh)
 let appleShims = {json.dumps(shims)}
+let appleShimDependencies: [String: [String]] = [{", ".join(f"{json.dumps(m)}: {json.dumps(shim_dependencies(m))}" for m in shims)}]
 let cTargets: Set<String> = {json.dumps(c_targets) if c_targets else "[]"}
 for target in package.targets where !cTargets.contains(target.name) {{
     target.dependencies += appleShims.map {{ .target(name: $0) }}
@@ -131,7 +138,9 @@ for target in package.targets where !cTargets.contains(target.name) {{
     ]
 }}
 package.targets += appleShims.map {{ name in
-    .target(name: name, dependencies: name == "Darwin" ? [] : ["Darwin"], path: "AppleShims/\\(name)")
+    .target(
+        name: name, dependencies: appleShimDependencies[name, default: []].map {{ .target(name: $0) }},
+        path: "AppleShims/\\(name)")
 }}
 """
 open(manifest, "w").write(text)

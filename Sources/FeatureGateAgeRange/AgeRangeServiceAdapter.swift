@@ -23,7 +23,7 @@ extension AgeRangeAnswer {
 #if canImport(UIKit)
 import UIKit
 
-@available(iOS 26, *)
+@available(iOS 26, macOS 26, *)
 extension AgeSignalSource {
     /// Asks the system for the user's age range, with the policy's child age as the age gate, and applies the answer
     /// (``AgeSignalSource/apply(_:)``): the child mark follows it and holds across launches until the next answer.

@@ -3,7 +3,6 @@ import FeatureGateConfig
 import FeatureGateStack
 import Foundation
 import NoopRuntime
-import Synchronization
 import Testing
 
 /// A data directory that the test removes.
@@ -26,7 +25,7 @@ private struct Directory {
 
 /// A transport that records every request and answers 200.
 private final class RecordingTransport: Transport {
-    let requests = Mutex<[TransportRequest]>([])
+    let requests = LockedValue<[TransportRequest]>([])
     func send(_ request: TransportRequest) async throws -> TransportResponse {
         requests.withLock { $0.append(request) }
         return TransportResponse(statusCode: 200)
@@ -85,7 +84,7 @@ private struct Tapped: Codable, Sendable, Equatable {
         }
         await stack.start(erasure: erasure)
 
-        let changes = Mutex<[String]>([])
+        let changes = LockedValue<[String]>([])
         let token = stack.consent.observe { change in
             changes.withLock { $0.append("\(change.category) \(change.current)") }
         }
@@ -154,7 +153,7 @@ private struct Tapped: Codable, Sendable, Equatable {
     @Test func theLogBackendWritesOnlyWhatItsGateLetsThrough() async throws {
         let privacy = PrivacyManager(
             configuration: PrivacyConfiguration(enabledFeatures: []), store: InMemoryFeatureStore())
-        let lines = Mutex<[String]>([])
+        let lines = LockedValue<[String]>([])
         let log = LogEventBackend<Tapped>(
             name: "log", format: { $0.button }, write: { line in lines.withLock { $0.append(line) } })
         let buffer = GatedEventBuffer(features: .analytics, capacity: 10, privacy: privacy, backends: [log])

@@ -276,7 +276,7 @@ enum LoopbackSocket {
     #if canImport(Glibc) || canImport(Musl)
     static let stream = Int32(SOCK_STREAM.rawValue)
     #else
-    static let stream = SOCK_STREAM
+    static let stream: Int32 = SOCK_STREAM
     #endif
 
     static func address(port: UInt16) -> sockaddr_in {

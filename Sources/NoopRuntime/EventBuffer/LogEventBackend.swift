@@ -57,7 +57,9 @@ public struct LogEventBackend<Event: Sendable>: EventBackend {
         _ subsystem: String, _ category: String, isPublic: Bool
     ) -> @Sendable (String) -> Void {
         #if canImport(os)
-        let logger = Logger(subsystem: subsystem, category: category)
+        // Only read, from any thread, as the unified log allows; declared unsafe so this compiles whether or not the
+        // SDK at hand marks `Logger` Sendable.
+        nonisolated(unsafe) let logger = Logger(subsystem: subsystem, category: category)
         return { line in
             if isPublic {
                 logger.info("\(line, privacy: .public)")

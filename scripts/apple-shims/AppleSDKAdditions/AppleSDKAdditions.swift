@@ -3,6 +3,9 @@
 // Bodies never run; only the declarations matter.
 import Dispatch
 import Foundation
+// Apple's Foundation has URLSession and its types; Linux's keeps them in FoundationNetworking.
+// https://developer.apple.com/documentation/foundation/urlsession
+@_exported import FoundationNetworking
 
 // MARK: CoreFoundation (re-exported by Foundation on Apple platforms)
 
