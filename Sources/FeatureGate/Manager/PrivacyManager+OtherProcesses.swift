@@ -58,4 +58,83 @@ extension PrivacyManager {
             onAvailable?()
         }
     }
+
+    /// Reads the stored record and the kept remote layer again, and takes what other processes saved since: their
+    /// decisions and refusals for every flag, with this process's unsaved change (one whose save failed) kept over
+    /// them, as a save would merge it.
+    ///
+    /// ``watchForChangesFromOtherProcesses(in:watcher:onLedgerChange:)`` calls it whenever another process writes the
+    /// state file or the remote layer; call it yourself when you learn of a change another way. Each real change of
+    /// the effective set is published (one atomic store) and delivered to observers once. A category another
+    /// process refused reads as refused at once; one it stopped refusing reads as this process's consent manager
+    /// last judged it until that manager catches up with the ledger. Writes nothing, unless writes were held (then this is
+    /// ``retryHeldStore()``).
+    ///
+    /// A record that cannot be read now (the device is locked) fails closed: writes are held and every undecided flag
+    /// is off (``isHoldingWrites``) until a later reload or ``retryHeldStore()`` can read it; it is never overwritten
+    /// with defaults. A corrupt record, or one of a newer format, changes nothing here and is reported. A remote layer
+    /// that cannot be read disables every flag, as at start-up, until a valid payload replaces it.
+    public func reloadStoredState() {
+        let outcome = state.withLock { state -> ([PrivacyManagerDiagnostic], Bool) in
+            var diagnostics: [PrivacyManagerDiagnostic] = []
+            if state.rules.isHoldingWrites {
+                diagnostics.append(AtomicFile.$lockWait.withValue(.zero) { retryHeldRecord(&state) })
+            } else if let diagnostic = reloadRecord(&state) {
+                diagnostics.append(diagnostic)
+            }
+            if let remoteLayer, let diagnostic = reloadRemoteLayer(remoteLayer, into: &state) {
+                diagnostics.append(diagnostic)
+            }
+            return (diagnostics, publish(&state))
+        }
+        for diagnostic in outcome.0 { diagnosticHandler?(diagnostic) }
+        if outcome.1 { deliverPending() }
+    }
+
+    /// Takes the record another process saved, with this process's unsaved change merged over it. Called under the
+    /// lock; reads without the store's lock (a save replaces the record in one rename).
+    private func reloadRecord(_ state: inout State) -> PrivacyManagerDiagnostic? {
+        let storeName = String(describing: store)
+        let stored: FeatureStateRecord
+        do {
+            // Removed (a process's `remove()`): nothing to take; this process's record is saved with its next change.
+            guard let data = try store.load() else { return nil }
+            stored = try FeatureStateRecord(decoding: data)
+        } catch let error as FeatureStateRecordError {
+            return .storedStateUnreadable(store: storeName, error: error)
+        } catch  where Self.mayBecomeReadable(error) {
+            state.rules.holdWrites()
+            return .storeUnreadableWritesHeld(store: storeName, error: error)
+        } catch {
+            return .loadFailed(store: storeName, error: error)
+        }
+        // As this process knows it: what it saves is compared with this, and must not read as taking away the flags
+        // its catalog lacks or a revocation it does not hold in its rules.
+        let known = FeatureStateRecord(
+            enabledFeatures: catalog.mask(stored.enabledFeatures),
+            decidedFeatures: catalog.mask(stored.decidedFeatures),
+            deniedConsentCategories: stored.deniedConsentCategories)
+        guard known != state.saved else { return nil }
+        state.rules.adopt(stored.merging(changeFrom: state.saved, to: state.rules.record))
+        state.saved = known
+        return nil
+    }
+
+    /// Takes the payload another process kept, if it changed. Called under the lock.
+    private func reloadRemoteLayer(_ remoteLayer: RemoteLayerFile, into state: inout State) -> PrivacyManagerDiagnostic?
+    {
+        do {
+            // Nothing kept (never, or removed): what applies stays until a payload says otherwise.
+            guard let record = try remoteLayer.load(), record != state.remoteRecord else { return nil }
+            let disables = try remoteLayer.interpreter.disables(in: record.payload)
+            state.remoteRecord = record
+            state.rules.setRemote(disables.features, rules: disables.rules)
+            return nil
+        } catch {
+            state.remoteRecord = nil
+            let disables = Self.everythingDisabled(catalog)
+            state.rules.setRemote(disables.features, rules: disables.rules)
+            return .remoteLayerUnreadable(file: remoteLayer.description, error: error)
+        }
+    }
 }

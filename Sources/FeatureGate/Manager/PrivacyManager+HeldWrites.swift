@@ -1,0 +1,115 @@
+import Foundation
+
+extension PrivacyManager {
+    /// Whether changes are held in memory because the stored record could not be read (see "Start-up").
+    public var isHoldingWrites: Bool { state.withLock { $0.rules.isHoldingWrites } }
+
+    /// Tries to read a stored record that could not be read at start-up; when it can be read now, merges the
+    /// changes made since start-up into it and saves the result. Does nothing when no writes are held.
+    ///
+    /// Every change retries on its own; call this when the record may have become readable without a change (on
+    /// iOS, when protected data becomes available).
+    ///
+    /// - Returns: Whether writes are still held.
+    @discardableResult
+    public func retryHeldStore() -> Bool {
+        let outcome = state.withLock { state -> (PrivacyManagerDiagnostic?, Bool, Bool) in
+            guard state.rules.isHoldingWrites else { return (nil, false, false) }
+            let diagnostic = AtomicFile.$lockWait.withValue(.zero) { retryHeldRecord(&state) }
+            return (diagnostic, publish(&state), state.rules.isHoldingWrites)
+        }
+        if let diagnostic = outcome.0 { diagnosticHandler?(diagnostic) }
+        if outcome.1 { deliverPending() }
+        return outcome.2
+    }
+
+    /// Tries the held writes again in the background, while another process's lock keeps them held; stops once they
+    /// are saved or held for another reason (an unreadable store waits for a change, ``retryHeldStore()`` or a
+    /// reload).
+    ///
+    /// One retry at a time, and it waits for the lock as long as it takes, on a background thread: nobody waits on
+    /// it, and each bounded wait that gave up would leave a thread parked on the lock until the holder lets go.
+    func retryHeldLater() {
+        let schedule = heldRetryScheduled.withLock { scheduled in
+            defer { scheduled = true }
+            return !scheduled
+        }
+        guard schedule else { return }
+        DispatchQueue.global(qos: .utility).asyncAfter(deadline: .now() + 0.01) { [weak self] in
+            guard let self else { return }
+            // Cleared before the attempt: a write held during it schedules the next one.
+            self.heldRetryScheduled.withLock { $0 = false }
+            let outcome = self.withStoreLock(waitingAtMost: nil) {
+                self.state.withLock { state -> (PrivacyManagerDiagnostic?, Bool) in
+                    guard state.rules.isHoldingWrites else { return (nil, false) }
+                    return (self.retryHeldRecord(&state), self.publish(&state))
+                }
+            }
+            guard let (last, deliver) = outcome, !(last?.isLockBusy ?? false) else {
+                self.retryHeldLater()
+                return
+            }
+            if deliver { self.deliverPending() }
+            if let last { self.diagnosticHandler?(last) }
+        }
+    }
+
+    /// Reads the store again; when it answers, takes its record as the base for every flag and refusal not
+    /// changed since start-up, saves the merge (one read-modify-write under the store's lock), and stops holding
+    /// writes. A record that is there but unusable (a link, a FIFO, too large) is replaced. A record in a newer
+    /// format is left as it is and reported, and writes stay held: its decisions and refusals cannot be read, so
+    /// undecided flags stay off. Called under the lock.
+    func retryHeldRecord(_ state: inout State) -> PrivacyManagerDiagnostic {
+        let storeName = String(describing: store)
+        var wasRead = false
+        var newer: FeatureStateRecordError?
+        do {
+            try store.update { data in
+                wasRead = true
+                if let data, case .failure(let error) = Self.storedForUpdate(data) {
+                    newer = error
+                    return nil
+                }
+                return mergeHeldWrites(into: &state, stored: data)
+            }
+        } catch  where !wasRead && AtomicFile.isLockBusy(error) {
+            return .storeBusyWritesHeld(store: storeName, error: error)
+        } catch  where !wasRead && Self.mayBecomeReadable(error) {
+            return .storeUnreadableWritesHeld(store: storeName, error: error)
+        } catch  where !wasRead {
+            do { try store.save(mergeHeldWrites(into: &state, stored: nil) ?? state.rules.record.encoded()) } catch {
+                return .saveFailed(store: storeName, error: error)
+            }
+        } catch {
+            return .saveFailed(store: storeName, error: error)
+        }
+        if let newer { return .saveFailed(store: storeName, error: newer) }
+        state.saved = state.rules.record
+        return .storeReadableAgain(store: storeName)
+    }
+
+    /// Merges the changes held since start-up over `stored` (the record just read) and stops holding writes;
+    /// returns the record to save, or `nil` when it equals `stored`.
+    private func mergeHeldWrites(into state: inout State, stored data: Data?) -> Data? {
+        var base =
+            (data.flatMap { try? FeatureStateRecord(decoding: $0) })
+            ?? FeatureStateRecord(enabledFeatures: [], decidedFeatures: [])
+        // As at start-up, an unfinished revocation is not reset: what it switched off stays off.
+        let resets = configuration.resetEnabledFeatures && base.pendingRevocation == nil
+        if resets {
+            base = FeatureStateRecord(
+                enabledFeatures: [], decidedFeatures: [], deniedConsentCategories: base.deniedConsentCategories)
+        }
+        state.rules.merge(undecidedSource: resets ? .reset : .configuration, stored: base)
+        // Flags this catalog lacks keep their bits and decisions, and a revocation another process began stays.
+        let record = state.rules.record
+        let unknown = catalog.allFeatures.symmetricDifference(FeatureStateRecord.everyFlag)
+        var merged = FeatureStateRecord(
+            enabledFeatures: record.enabledFeatures.union(base.enabledFeatures.intersection(unknown)),
+            decidedFeatures: record.decidedFeatures.union(base.decidedFeatures.intersection(unknown)),
+            deniedConsentCategories: record.deniedConsentCategories)
+        merged.pendingRevocation = base.pendingRevocation
+        let encoded = merged.encoded()
+        return encoded == data ? nil : encoded
+    }
+}

@@ -1,0 +1,128 @@
+import Foundation
+
+extension PrivacyManager {
+    /// Waits for the store's lock another process held, outside the in-process lock, for up to
+    /// ``AtomicFile/lockWaitBound``, and saves under it; past the bound, holds the writes (``isHoldingWrites``),
+    /// reports ``PrivacyManagerDiagnostic/storeBusyWritesHeld(store:error:)`` and retries later. The record saved is
+    /// the state as it is once the lock is taken, so a change made meanwhile on another thread goes with it.
+    func saveWhenLockFree() {
+        let last = withStoreLock {
+            state.withLock { state -> PrivacyManagerDiagnostic? in
+                if state.rules.isHoldingWrites { return retryHeldRecord(&state) }
+                let after = state.rules.record
+                guard after != state.saved else { return nil }
+                let diagnostic = save(from: state.saved, to: after)
+                if diagnostic == nil { state.saved = after }
+                return diagnostic
+            }
+        }
+        switch last {
+        case .some(nil): return
+        case .some(let diagnostic?) where !diagnostic.isLockBusy:
+            diagnosticHandler?(diagnostic)
+            return
+        default: break  // Another process kept the lock.
+        }
+        let outcome = state.withLock { state -> (PrivacyManagerDiagnostic?, Bool) in
+            guard !state.rules.isHoldingWrites else { return (nil, false) }
+            // Held as an unreadable store's writes are: merged over the record when the lock is free again.
+            state.rules.holdWrites(unsavedSince: state.saved)
+            return (.storeBusyWritesHeld(store: String(describing: store), error: Self.busyError), publish(&state))
+        }
+        if let diagnostic = outcome.0 { diagnosticHandler?(diagnostic) }
+        if outcome.1 { deliverPending() }
+        retryHeldLater()
+    }
+
+    /// What a save reports when another process kept the lock past the bound.
+    static var busyError: FileStoreError { FileStoreError(path: "", operation: .lock, code: EWOULDBLOCK) }
+
+    /// Runs `body` holding the store's inter-process lock, taken before (never under) the in-process lock and waited
+    /// for at most `bound`; `nil` when another process kept it that long. Another store (one wrapping a file store,
+    /// say) runs `body` at once, its operations waiting at most `bound` for any lock they take.
+    func withStoreLock<Result>(
+        waitingAtMost bound: Duration? = AtomicFile.lockWaitBound, _ body: () -> Result
+    ) -> Result? {
+        guard let file = store as? FileFeatureStore else { return AtomicFile.$lockWait.withValue(bound) { body() } }
+        return AtomicFile.withLock(of: file.url, waitingAtMost: bound, body)
+    }
+
+    /// Runs `body` holding the inter-process lock of the gate state's directory (created if needed), waiting for it as
+    /// long as it takes, so that what `body` writes there (a consent change's ledger record and gate state) is one
+    /// critical section: no other process acts in between. Take-aways are applied before (``withholding(_:_:)``).
+    /// Call it outside the manager's own lock; a store that is not a file runs `body` at once.
+    package func withStoreLockHeld<Result>(_ body: () -> Result) -> Result {
+        guard let file = store as? FileFeatureStore else { return body() }
+        // (Never `nil`: the wait has no bound.)
+        return AtomicFile.withLock(of: file.url, waitingAtMost: nil, inside: AtomicFile.lockWait, create: true, body)
+            ?? body()
+    }
+
+    /// Removes the temporary files start-up left because another process held the lock, in the background, as
+    /// soon as the lock is free (tried with growing pauses, for up to about a minute).
+    static func removeTemporariesLater(
+        in directory: URL, store: String, diagnosticHandler: (@Sendable (PrivacyManagerDiagnostic) -> Void)?,
+        delay: Double = 0.1
+    ) {
+        DispatchQueue.global(qos: .utility).asyncAfter(deadline: .now() + delay) {
+            let removal = AtomicFile.$lockWait.withValue(.seconds(1)) { AtomicFile.removeTemporaries(in: directory) }
+            if removal.failures.contains(where: AtomicFile.isLockBusy) {
+                if delay < 30 {
+                    removeTemporariesLater(
+                        in: directory, store: store, diagnosticHandler: diagnosticHandler, delay: delay * 2)
+                }
+                return
+            }
+            for failure in removal.failures {
+                diagnosticHandler?(.temporaryFileNotRemoved(store: store, error: failure))
+            }
+        }
+    }
+
+    /// Saves this process's change from `before` (what it last saved or read, so a change whose save failed goes
+    /// with the next one) to `after` as a read-modify-write of the store: the change is made over the record read
+    /// under the store's lock, so decisions and refusals other processes saved meanwhile, and flags this catalog
+    /// lacks, are kept (``FeatureStateRecord/merging(changeFrom:to:)``). A missing or corrupt record is replaced by
+    /// this process's own. A record of a newer format is left as it is and reported: writing
+    /// this format over it would drop what this version does not understand. Called under the lock.
+    func save(from before: FeatureStateRecord, to after: FeatureStateRecord) -> PrivacyManagerDiagnostic? {
+        var newer: FeatureStateRecordError?
+        do {
+            try store.update { data in
+                var base = before
+                if let data {
+                    switch Self.storedForUpdate(data) {
+                    case .failure(let error):
+                        newer = error
+                        return nil
+                    case .success(let record): base = record ?? before
+                    }
+                }
+                let merged = base.merging(changeFrom: before, to: after).encoded()
+                return merged == data ? nil : merged
+            }
+        } catch {
+            return .saveFailed(store: String(describing: store), error: error)
+        }
+        return newer.map { .saveFailed(store: String(describing: store), error: $0) }
+    }
+
+    /// A record read under the store's lock for a read-modify-write: the record (`nil` when corrupt, so it is
+    /// replaced), or the error of a record in a newer format, which is left as it is: writing this format over it
+    /// would drop what this version does not understand.
+    static func storedForUpdate(_ data: Data) -> Result<FeatureStateRecord?, FeatureStateRecordError> {
+        do throws(FeatureStateRecordError) {
+            return .success(try FeatureStateRecord(decoding: data))
+        } catch .unsupportedVersion(let found, let supported) {
+            return .failure(.unsupportedVersion(found: found, supported: supported))
+        } catch {
+            return .success(nil)
+        }
+    }
+
+    /// Whether a load error may pass (permissions, data protection, an I/O error), so the record must be kept
+    /// rather than replaced. A record that is there but wrong (a link, a FIFO, a file over its limit) is not.
+    static func mayBecomeReadable(_ error: any Error) -> Bool {
+        !((error as? FileStoreError)?.isHostileContent ?? false)
+    }
+}

@@ -1,0 +1,91 @@
+import Foundation
+
+// MARK: - A revocation in progress
+
+extension PrivacyManager {
+    /// The revoke-all that began and has not finished, as the store recorded it; `nil` when there is none.
+    ///
+    /// Read from the store at start-up: after a process died during revoke-all, the gate starts revoked and this
+    /// says what is left to do (see ``PendingRevocation``).
+    public var pendingRevocation: PendingRevocation? { revocation.withLock { $0 } }
+
+    /// Records that a revocation began, before anything else changes: one read-modify-write of the store, under its
+    /// lock, that keeps `pending` (or the one already pending, joined by it: see
+    /// ``PendingRevocation/joined(by:)``), decides every flag off (the catalog's and any other the record holds) and
+    /// refuses `categories`. Then applies the same in memory.
+    ///
+    /// - Returns: The pending revocation now recorded, and the store's error when it could not be written (the gate
+    ///   is revoked in memory all the same).
+    package func beginRevocation(
+        _ pending: PendingRevocation, refusing categories: Set<ConsentCategory>
+    ) -> (pending: PendingRevocation, error: (any Error)?) {
+        // Everything closes at once, before the store is written or its lock waited for (never longer than
+        // `AtomicFile.lockWaitBound`, and never under the in-process lock).
+        withholding(catalog.allFeatures) { beginRevocationWithheld(pending, refusing: categories) }
+    }
+
+    private func beginRevocationWithheld(
+        _ pending: PendingRevocation, refusing categories: Set<ConsentCategory>
+    ) -> (pending: PendingRevocation, error: (any Error)?) {
+        var recorded = pending
+        let error: (any Error)? =
+            withStoreLock { recordRevocation(pending, refusing: categories, as: &recorded) } ?? Self.busyError
+        update { $0.rules.revoke(refusing: categories) }
+        return (recorded, error)
+    }
+
+    /// One try of ``beginRevocation(_:refusing:)``'s write, under the in-process lock.
+    private func recordRevocation(
+        _ pending: PendingRevocation, refusing categories: Set<ConsentCategory>, as recorded: inout PendingRevocation
+    ) -> (any Error)? {
+        state.withLock { _ in
+            if let earlier = revocation.withLock({ $0 }) { recorded = earlier.joined(by: pending) }
+            do {
+                try store.update { data in
+                    var record =
+                        data.flatMap { try? FeatureStateRecord(decoding: $0) }
+                        ?? FeatureStateRecord(enabledFeatures: [], decidedFeatures: [])
+                    if let earlier = record.pendingRevocation { recorded = earlier.joined(by: pending) }
+                    record.decidedFeatures.formUnion(catalog.allFeatures.union(record.enabledFeatures))
+                    record.enabledFeatures = []
+                    record.deniedConsentCategories.formUnion(categories)
+                    record.pendingRevocation = recorded
+                    return record.encoded()
+                }
+            } catch {
+                return error
+            }
+            revocation.withLock { $0 = recorded }
+            return nil
+        }
+    }
+
+    /// Changes the pending revocation whose key is `key`, in the store (a read-modify-write under its lock) and in
+    /// memory; removes it once ``PendingRevocation/isFinished``. Does nothing when none with that key is pending.
+    ///
+    /// - Throws: The store's error; memory is left as it was then, so the step is done again next time.
+    package func updatePendingRevocation(key: UUID, _ change: (inout PendingRevocation) -> Void) throws {
+        // The store's lock is waited for (briefly) before the in-process lock is taken, never under it.
+        guard let outcome = withStoreLock({ Result { try updatePendingRevocationOnce(key: key, change) } }) else {
+            throw Self.busyError
+        }
+        try outcome.get()
+    }
+
+    /// One try of ``updatePendingRevocation(key:_:)``, under the in-process lock.
+    private func updatePendingRevocationOnce(key: UUID, _ change: (inout PendingRevocation) -> Void) throws {
+        try state.withLock { _ in
+            guard var pending = revocation.withLock({ $0 }), pending.requestKey == key else { return }
+            change(&pending)
+            let next = pending.isFinished ? nil : pending
+            try store.update { data in
+                guard let data, var record = try? FeatureStateRecord(decoding: data),
+                    record.pendingRevocation?.requestKey == key
+                else { return nil }
+                record.pendingRevocation = next
+                return record.encoded()
+            }
+            revocation.withLock { $0 = next }
+        }
+    }
+}

@@ -1,0 +1,31 @@
+// MARK: - State
+
+extension PrivacyManager {
+    struct State {
+        /// The layers and the rules that change them.
+        var rules: GateRules
+        /// The record as this process last read or saved it: what differs from it is this process's to save.
+        var saved: FeatureStateRecord
+        /// The kept payload, read at start-up or applied since.
+        var remoteRecord: RemoteLayerRecord?
+        /// The effective set as last published to the atomics and queued for delivery.
+        var effective: Feature
+        var sequence: UInt64 = 0
+        var pending: [(UInt64, FeatureChange)] = []
+        var isDelivering = false
+        var nextID: UInt64 = 0
+        /// In registration order, so delivery needs no sorting.
+        var observers: [ObserverEntry] = []
+        var subscribers: [UInt64: Subscriber] = [:]
+        /// What take-aways under way close before they are applied (``withholding(_:_:)``), one entry each.
+        var withheld: [Feature] = []
+        /// What a withholding closed and counted (``disableCount(of:)``) before observers were told.
+        var countedEarly: Feature = []
+
+        init(rules: GateRules) {
+            self.rules = rules
+            self.saved = rules.record
+            self.effective = rules.effective
+        }
+    }
+}
