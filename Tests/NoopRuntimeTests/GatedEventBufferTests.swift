@@ -18,7 +18,10 @@ import Testing
             backends: backends,
             retryPolicy: policy,
             ledger: ledger,
-            sleep: sleeper.sleep
+            sleep: sleeper.sleep,
+            // Not what these tests are about: a real-time deadline would cancel flushes while other tests hold the
+            // cooperative threads (EventDeliveryFaultTests test the deadline on an injected clock).
+            flushDeadline: .seconds(3_600)
         )
     }
 
