@@ -1,0 +1,83 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#elseif canImport(Android)
+import Android
+#endif
+
+extension AtomicFile {
+    // MARK: The inter-process lock
+
+    /// `.featuregate.lock`: the lock file in each anchor directory the package writes to or deletes from.
+    ///
+    /// It holds nothing; ``DirectoryLock`` takes `flock(2)` on it. It is kept (never deleted: a process that
+    /// deleted it while another held the lock would let a third lock a new file) and is the one file besides the
+    /// gate state and the ledger that revoke-all leaves.
+    package static let lockFileName = ".featuregate.lock"
+
+    /// The inter-process lock of one anchor directory, taken on demand by one operation and released when the
+    /// operation ends.
+    ///
+    /// `flock(2)` (exclusive) on ``lockFileName``: it excludes other processes and, since every operation opens the
+    /// file anew, other threads of this process. The file is created (owner-only, never through a link) the first
+    /// time the lock is taken, which is only just before something is written or deleted: a process that changes
+    /// nothing creates nothing. It is held for one synchronous operation only, never across an `await`, a callback
+    /// or a suspension (iOS terminates a suspended app that holds a lock on a file in a shared container,
+    /// `0xdead10cc`). Operations never nest, so a thread never waits for a lock it holds.
+    package final class DirectoryLock {
+        private let anchor: Int32
+        private let path: String
+        private var fd: Int32 = -1
+
+        init(anchor: Int32, path: String) {
+            self.anchor = anchor
+            self.path = path
+        }
+
+        /// Takes the lock, waiting for another holder to release it as long as ``AtomicFile/lockWait`` allows (past
+        /// it: `EWOULDBLOCK`, see ``AtomicFile/isLockBusy(_:)``); does nothing when already taken.
+        ///
+        /// Something other than a regular file at the lock's name (a link, a FIFO) is deleted and replaced: it
+        /// cannot be anyone's lock, and leaving it would block every write.
+        package func acquire() throws(FileStoreError) {
+            guard fd < 0, AtomicFile.heldLockPath != path else { return }  // (Taken already, by `withLock(of:)`.)
+            let lockPath = (path.hasSuffix("/") ? path : path + "/") + lockFileName
+            var descriptor: Int32 = -1
+            for attempt in 0..<2 {
+                descriptor = retryingOnInterrupt {
+                    openat(anchor, lockFileName, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0o600)
+                }
+                var status = stat()
+                if descriptor >= 0 && fstat(descriptor, &status) == 0 && status.st_mode & S_IFMT == S_IFREG { break }
+                let code = descriptor < 0 ? errno : EINVAL
+                if descriptor >= 0 { close(descriptor) }
+                descriptor = -1
+                var found = stat()
+                let isForeign =
+                    fstatat(anchor, lockFileName, &found, AT_SYMLINK_NOFOLLOW) == 0 && found.st_mode & S_IFMT != S_IFREG
+                    && found.st_mode & S_IFMT != S_IFDIR
+                guard attempt == 0, isForeign, unlinkat(anchor, lockFileName, 0) == 0 else {
+                    throw AtomicFile.error(path: lockPath, operation: .lock, errno: code, at: lockFileName, in: anchor)
+                }
+            }
+            if AtomicFile.lockExclusively(descriptor) != 0 {  // As long as `lockWait` allows.
+                let code = errno
+                close(descriptor)
+                throw FileStoreError(path: lockPath, operation: .lock, code: code)
+            }
+            fd = descriptor
+        }
+
+        /// Releases the lock if it was taken.
+        func release() {
+            guard fd >= 0 else { return }
+            close(fd)  // Closing the only descriptor of the open file releases the flock.
+            fd = -1
+        }
+    }
+}
