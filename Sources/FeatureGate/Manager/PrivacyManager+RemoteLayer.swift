@@ -46,7 +46,9 @@ extension PrivacyManager {
                         saveError = error
                     }
                 }
-                state.remoteRecord = record
+                // Only a kept payload is the kept record: one that could not be saved is saved by the next
+                // application of it (the refresher's validators are the old ones, so the server sends it again).
+                if saveError == nil { state.remoteRecord = record }
                 state.rules.setRemote(disables.features, rules: disables.rules)
                 return .success(saveError)
             }

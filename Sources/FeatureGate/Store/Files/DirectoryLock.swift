@@ -30,6 +30,11 @@ extension AtomicFile {
     /// or a suspension (iOS terminates a suspended app that holds a lock on a file in a shared container,
     /// `0xdead10cc`). Operations never nest, so a thread never waits for a lock it holds.
     package final class DirectoryLock {
+        /// How many operations of this process hold each anchor directory's lock now. A bounded wait behind one of
+        /// them is a wait for this process's own short operation, not for another process: it goes on past the
+        /// bound for as long as one of them holds the lock, instead of holding the caller's write.
+        private static let holders = LockedValue<[String: Int]>([:])
+
         private let anchor: Int32
         private let path: String
         private var fd: Int32 = -1
@@ -65,17 +70,28 @@ extension AtomicFile {
                     throw AtomicFile.error(path: lockPath, operation: .lock, errno: code, at: lockFileName, in: anchor)
                 }
             }
-            if AtomicFile.lockExclusively(descriptor) != 0 {  // As long as `lockWait` allows.
+            var result = AtomicFile.lockExclusively(descriptor)  // As long as `lockWait` allows.
+            while result != 0 && errno == EWOULDBLOCK && (AtomicFile.lockWait ?? .zero) > .zero
+                && Self.holders.withLock({ $0[path, default: 0] > 0 })
+            {
+                result = AtomicFile.lockExclusively(descriptor)
+            }
+            if result != 0 {
                 let code = errno
                 close(descriptor)
                 throw FileStoreError(path: lockPath, operation: .lock, code: code)
             }
             fd = descriptor
+            Self.holders.withLock { $0[path, default: 0] += 1 }
         }
 
         /// Releases the lock if it was taken.
         func release() {
             guard fd >= 0 else { return }
+            Self.holders.withLock { holders in
+                holders[path, default: 1] -= 1
+                if holders[path] == 0 { holders[path] = nil }
+            }
             close(fd)  // Closing the only descriptor of the open file releases the flock.
             fd = -1
         }
