@@ -152,6 +152,8 @@ package enum ConsentRecordLine {
         /// How many of the bytes read hold the entries read: all of them, but a last line ``finish()`` ignored.
         /// Set by ``finish()``.
         private(set) var entriesLength = 0
+        /// How many bytes were read.
+        var bytesRead: Int { consumed }
 
         mutating func read(_ bytes: UnsafeRawBufferPointer) {
             var start = 0
