@@ -117,6 +117,26 @@ import Testing
         #expect(relaunchedPrivacy.enabledFeatures == privacy.enabledFeatures)
     }
 
+    /// Changes made at once after launch, while the check runs, are neither held up nor undone by it: the end state
+    /// is the whole fold of the ledger as they left it.
+    @Test func changesMadeWhileTheCheckRunsStandAfterIt() async throws {
+        let fixture = try await Fixture()
+        defer { fixture.directory.cleanUp() }
+        try fixture.tamper(.grantRewrittenAsDenialInPlace)
+        let (privacy, consent) = fixture.launch()
+        for index in 0..<200 {
+            let status: ConsentStatus = index % 2 == 0 ? .denied : .granted
+            try await consent.setStatus(status, for: .analytics, source: .user)
+            #expect(privacy.isEnabled(.analytics) == (status == .granted), "step \(index)")
+        }
+        await consent.waitForLedgerVerification()
+        let reference = try fixture.wholeFold()
+        #expect(await consent.allStatuses == reference.allStatuses)
+        #expect(await consent.status(for: .analytics) == .granted)
+        #expect(await consent.status(for: .thirdPartySharing) == .denied)
+        #expect(!privacy.isEnabled(.contacts))
+    }
+
     @Test func anUntouchedLedgerHoldsWithNoChangeAndNoDiagnostic() async throws {
         let fixture = try await Fixture()
         defer { fixture.directory.cleanUp() }
