@@ -51,6 +51,8 @@ func registerLedgerSeriesBenchmarks() {
             let series = LedgerSeries.prepared(size)
             series.restore()
             let (privacy, consent) = series.launch()
+            // The check of the checkpoint that follows a launch is over before the change is measured.
+            await consent.waitForLedgerVerification()
             benchmark.startMeasurement()
             let record = try? await consent.setStatus(.denied, for: .analytics, source: .user)
             benchmark.stopMeasurement()
