@@ -9,6 +9,8 @@ import Synchronization
 ///
 /// - `Ledger.launch.N`: a `PrivacyManager` over the directory's `FileFeatureStore` (a stored gate state) and a
 ///   `ConsentManager` over its `FileConsentLedger`: what an app does at every launch. Nothing is written.
+/// - `Ledger.verify.N`: the check of the checkpoint that follows a launch, off the caller's thread: the bytes it
+///   covers read once and digested (time grows with the ledger; reported, not budgeted).
 /// - `Ledger.change.N`: one `setStatus` (analytics denied; the ledger's last analytics record is a grant) on managers
 ///   launched over that directory: the ledger's append with its `fsync`, the checkpoint's replacement and the gate
 ///   state's save.
@@ -21,7 +23,7 @@ import Synchronization
 /// on each benchmark's mallocs (gated): a launch or a change that read the whole trail would allocate per record.
 func registerLedgerSeriesBenchmarks() {
     for size in LedgerSeries.sizes {
-        Benchmark("Ledger.launch.\(size)", configuration: .ledgerSeries) { benchmark in
+        Benchmark("Ledger.launch.\(size)", configuration: .ledgerSeries) { benchmark async in
             let series = LedgerSeries.prepared(size)
             benchmark.startMeasurement()
             let (privacy, consent) = series.launch()
@@ -30,12 +32,32 @@ func registerLedgerSeriesBenchmarks() {
             if !privacy.isEnabled(.analytics) || !consent.startupDiagnostics.isEmpty {
                 benchmark.error("unexpected launch: \(privacy.reasons()), \(consent.startupDiagnostics)")
             }
+            // The check of the checkpoint runs after the launch, off it: waited for outside the measured region, so
+            // that no sample's check runs into the next sample.
+            let found = await consent.waitForLedgerVerification()
+            if !found.isEmpty { benchmark.error("the checkpoint did not hold: \(found)") }
+            // The check read the whole ledger, which leaves the caches colder for the next sample the longer the
+            // ledger: an unmeasured launch over the 10-record directory (whose check reads 2 KB) warms them again,
+            // so that every size's samples start alike.
+            let (_, warm) = LedgerSeries.prepared(LedgerSeries.sizes[0]).launch()
+            await warm.waitForLedgerVerification()
+        }
+
+        Benchmark("Ledger.verify.\(size)", configuration: .ledgerSeries) { benchmark async in
+            let series = LedgerSeries.prepared(size)
+            let (_, consent) = series.launch()
+            benchmark.startMeasurement()
+            let found = await consent.waitForLedgerVerification()
+            benchmark.stopMeasurement()
+            if !found.isEmpty { benchmark.error("the checkpoint did not hold: \(found)") }
         }
 
         Benchmark("Ledger.change.\(size)", configuration: .ledgerSeries) { benchmark async in
             let series = LedgerSeries.prepared(size)
             series.restore()
             let (privacy, consent) = series.launch()
+            // The check of the checkpoint that follows a launch is over before the change is measured.
+            await consent.waitForLedgerVerification()
             benchmark.startMeasurement()
             let record = try? await consent.setStatus(.denied, for: .analytics, source: .user)
             benchmark.stopMeasurement()

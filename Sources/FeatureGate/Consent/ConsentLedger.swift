@@ -152,6 +152,8 @@ package enum ConsentRecordLine {
         /// How many of the bytes read hold the entries read: all of them, but a last line ``finish()`` ignored.
         /// Set by ``finish()``.
         private(set) var entriesLength = 0
+        /// How many bytes were read.
+        var bytesRead: Int { consumed }
 
         mutating func read(_ bytes: UnsafeRawBufferPointer) {
             var start = 0
@@ -259,13 +261,18 @@ public final class InMemoryConsentLedger: ConsentLedger, CustomStringConvertible
 ///
 /// **The checkpoint.** Under the same lock, each append also replaces ``checkpointURL`` (`NAME.checkpoint`, beside
 /// the file; written like every replaced file: a temporary file, flushed, renamed) with the whole trail folded
-/// (``ConsentTrail``) and the point of the file it covers: its length and its last 256 bytes. ``readTrail(after:)``
-/// (what ``ConsentManager`` starts from) reads the checkpoint and folds only the lines after that point, so a launch
-/// costs the same with ten records or a hundred thousand. Lines another writer added without updating the checkpoint
-/// (an earlier version, say) are after the point, so they are read too. The checkpoint is never trusted over the
-/// file: when it is missing, unreadable, of another format, or its point is not in the file as it is now (the file
-/// is shorter, or its bytes before the point differ: it was replaced, cut or rewritten), the whole file is folded,
-/// as before checkpoints existed. Reading writes nothing. An append whose checkpoint cannot be written still
+/// (``ConsentTrail``) and the point of the file it covers: its length, its last 256 bytes, and a digest of every
+/// byte before it (64-bit FNV-1a, extended with the bytes each append adds, so an append costs the same whatever the
+/// size of the trail). ``readTrail(after:)`` (what ``ConsentManager`` starts from) reads the checkpoint and folds only
+/// the lines after that point, so a launch costs the same with ten records or a hundred thousand. Lines another
+/// writer added without updating the checkpoint (an earlier version, say) are after the point, so they are read too.
+/// The checkpoint is never trusted over the file: when it is missing, unreadable, of another format, or its point is
+/// not in the file as it is now (the file is shorter, or its last 256 bytes before the point differ: it was
+/// replaced, cut or rewritten there), the whole file is folded, as before checkpoints existed. What that read does
+/// not check (the bytes before the last 256) the digest does, after start-up: ``ConsentManager`` reads them once,
+/// off the caller's thread, and when they are not what the checkpoint digested (or it has no digest: an earlier
+/// version wrote it), folds the whole file and takes its result (``ConsentManager/waitForLedgerVerification()``).
+/// Reading writes nothing. An append whose checkpoint cannot be written still
 /// succeeds (the record is in the file); the next append writes it. The first append to a file without a
 /// checkpoint folds the whole file once, under the lock.
 ///

@@ -30,6 +30,9 @@ public struct ConsentLedgerReading: Sendable, Hashable {
     /// instead (no snapshot, or one the ledger no longer continues: the ledger was replaced, cut or rewritten since,
     /// or cannot read from a point).
     public var appended: ConsentLedgerContents?
+    /// The checkpoint the read folded on top of without reading the bytes it covers, if it did: what
+    /// ``ConsentManager`` has checked after start-up (``ConsentLedgerVerifying``).
+    package var trustedCheckpoint: ConsentLedgerTrustedCheckpoint?
 
     /// Creates a reading.
     public init(snapshot: ConsentLedgerSnapshot, appended: ConsentLedgerContents?) {
@@ -39,19 +42,24 @@ public struct ConsentLedgerReading: Sendable, Hashable {
 }
 
 /// A point in a ledger's JSON Lines: how many bytes were read, and the last bytes before the point, so that a ledger
-/// rewritten since (shortened, replaced, or changed before the point) is noticed and read from its start instead.
+/// rewritten since (shortened, replaced, or changed near the point) is noticed at once and read from its start
+/// instead; and the digest of every byte before the point, which only a pass over them checks (after start-up).
 package struct ConsentLedgerPosition: Sendable, Hashable {
     /// How many bytes of the ledger the point follows. Always the end of an entry.
     package let offset: Int
     /// The `min(offset, fingerprintLength)` bytes before `offset`.
     package let fingerprint: Data
+    /// The digest of the `offset` bytes before the point, or `nil` when it is not known (a checkpoint written by an
+    /// earlier version, and every point read on top of one).
+    package let digest: ConsentLedgerDigest?
 
     /// About one whole record, with the newline before it: its time (to the millisecond), category and statuses.
     package static let fingerprintLength = 256
 
-    package init(offset: Int, fingerprint: Data) {
+    package init(offset: Int, fingerprint: Data, digest: ConsentLedgerDigest?) {
         self.offset = offset
         self.fingerprint = fingerprint
+        self.digest = digest
     }
 }
 
@@ -104,19 +112,20 @@ enum ConsentLedgerFolding {
         return (try? bytes.slice((position.offset - length)..<position.offset)) == position.fingerprint
     }
 
-    /// The point after the first `offset` bytes.
+    /// The point after the first `offset` bytes, whose digest is `digest`.
     static func position(
-        at offset: Int, in bytes: some ConsentLedgerBytes
+        at offset: Int, in bytes: some ConsentLedgerBytes, digest: ConsentLedgerDigest?
     ) throws(FileStoreError)
         -> ConsentLedgerPosition
     {
         let start = max(0, offset - ConsentLedgerPosition.fingerprintLength)
-        return ConsentLedgerPosition(offset: offset, fingerprint: try bytes.slice(start..<offset))
+        return ConsentLedgerPosition(offset: offset, fingerprint: try bytes.slice(start..<offset), digest: digest)
     }
 
     /// Reads `bytes` after `snapshot` when they still continue it; otherwise after the snapshot `checkpoint` gives
     /// (asked only then) when they continue that, with the trail folded afresh (``ConsentLedgerReading/appended`` is
-    /// `nil`); otherwise from the start. Never trusts a snapshot the bytes do not continue.
+    /// `nil`); otherwise from the start. Never trusts a snapshot the bytes do not continue. The digest of the point
+    /// read to extends the base's with the bytes read after it (when the base has none, neither has the point).
     static func read(
         _ bytes: some ConsentLedgerBytes,
         after snapshot: ConsentLedgerSnapshot?,
@@ -125,22 +134,41 @@ enum ConsentLedgerFolding {
         let empty = ConsentLedgerSnapshot(trail: ConsentTrail(ConsentLedgerContents(records: [])))
         var base = empty
         var continuesSnapshot = false
+        var trusted: ConsentLedgerTrustedCheckpoint?
         if let snapshot, let position = snapshot.position, continues(position, in: bytes) {
             base = snapshot
             continuesSnapshot = true
         } else if let checkpoint = checkpoint(), let position = checkpoint.position, continues(position, in: bytes) {
             base = checkpoint
+            trusted = ConsentLedgerTrustedCheckpoint(trail: checkpoint.trail, position: position)
         }
         let offset = base.position?.offset ?? 0
         var reader = ConsentRecordLine.Reader()
-        try bytes.stream(from: offset) { reader.read($0) }
+        // Two digests: of every byte read (`running`), and of the bytes up to the last newline read (`ended`), which
+        // is the digest of the entries when the reader leaves out a last line an append did not finish.
+        var running = base.position == nil ? ConsentLedgerDigest() : base.position?.digest
+        var ended = running
+        try bytes.stream(from: offset) { piece in
+            reader.read(piece)
+            guard running != nil else { return }
+            if let newline = piece.lastIndex(of: UInt8(ascii: "\n")) {
+                running?.add(UnsafeRawBufferPointer(rebasing: piece[0...newline]))
+                ended = running
+                running?.add(UnsafeRawBufferPointer(rebasing: piece[(newline + 1)...]))
+            } else {
+                running?.add(piece)
+            }
+        }
         let contents = reader.finish()
         var trail = base.trail
         trail.fold(contents)
-        let end = try position(at: offset + reader.entriesLength, in: bytes)
-        return ConsentLedgerReading(
+        let consumed = reader.entriesLength
+        let end = try position(at: offset + consumed, in: bytes, digest: consumed == reader.bytesRead ? running : ended)
+        var reading = ConsentLedgerReading(
             snapshot: ConsentLedgerSnapshot(trail: trail, position: end),
             appended: continuesSnapshot ? contents : nil)
+        reading.trustedCheckpoint = trusted
+        return reading
     }
 
     /// `reading` of a ledger that ends with `record`, just appended, as an append returns it: `appended` without
@@ -161,7 +189,9 @@ enum ConsentLedgerFolding {
 /// start-up reads only what follows the point.
 ///
 /// A JSON object: `v` (the format, 1), `ledgerLength` and `fingerprint` (the point, see ``ConsentLedgerPosition``;
-/// the fingerprint in Base64), `unreadableEntries`, `globalPrivacyControl`, `answers` (per category: status,
+/// the fingerprint in Base64), `digest` (of the `ledgerLength` bytes before the point, see ``ConsentLedgerDigest``;
+/// absent from checkpoints of earlier versions, which read as before and are checked by a whole fold instead),
+/// `unreadableEntries`, `globalPrivacyControl`, `answers` (per category: status,
 /// `decidedAt` as seconds since 2001 so that it reads back exactly, source, policy version, whether trusted and
 /// whether an expiry was recorded) and `sourceAnswers`. Anything else (another version, a value out of range, a
 /// source or status this version does not know) is no checkpoint at all: the ledger is folded from its start.
@@ -174,6 +204,7 @@ enum ConsentLedgerCheckpoint {
         var v: Int
         var ledgerLength: Int
         var fingerprint: Data
+        var digest: String?
         var unreadableEntries: Int
         var globalPrivacyControl: Bool
         var answers: [Answer]
@@ -201,6 +232,7 @@ enum ConsentLedgerCheckpoint {
         let trail = snapshot.trail
         let stored = Stored(
             v: version, ledgerLength: position.offset, fingerprint: position.fingerprint,
+            digest: position.digest?.encoded,
             unreadableEntries: trail.unreadableEntries, globalPrivacyControl: trail.isGlobalPrivacyControlOn,
             answers: trail.answers.sorted { $0.key < $1.key }.map { category, answer in
                 Answer(
@@ -243,6 +275,9 @@ enum ConsentLedgerCheckpoint {
             answers: answers, sourceAnswers: sourceAnswers, isGlobalPrivacyControlOn: stored.globalPrivacyControl,
             unreadableEntries: stored.unreadableEntries)
         return ConsentLedgerSnapshot(
-            trail: trail, position: ConsentLedgerPosition(offset: stored.ledgerLength, fingerprint: stored.fingerprint))
+            trail: trail,
+            position: ConsentLedgerPosition(
+                offset: stored.ledgerLength, fingerprint: stored.fingerprint,
+                digest: stored.digest.flatMap(ConsentLedgerDigest.init(encoded:))))
     }
 }

@@ -8,6 +8,12 @@ public enum ConsentDiagnostic: Sendable, CustomStringConvertible {
     case ledgerHasUnreadableEntries(ledger: String, count: Int)
     /// The gate state keeps a refusal that the ledger lacks (its append failed): the category reads as denied.
     case refusalMissingFromLedger(category: ConsentCategory)
+    /// The checkpoint start-up read did not match the ledger, as found after start-up: the bytes it covers are not
+    /// the ones it digested (a record rewritten in place, a byte corrupted), or, for a checkpoint of an earlier
+    /// version, they fold to something else. The whole ledger was folded, and its result replaced the checkpoint's.
+    case ledgerCheckpointMismatch(ledger: String)
+    /// The ledger could not be read to check the checkpoint start-up read: what start-up read stands.
+    case ledgerCheckpointUnchecked(ledger: String, error: any Error)
 
     /// One line saying what happened and what the manager did.
     public var description: String {
@@ -19,6 +25,12 @@ public enum ConsentDiagnostic: Sendable, CustomStringConvertible {
                 + "grants read as unknown until asked again"
         case .refusalMissingFromLedger(let category):
             "the gate state records a refusal of \(category) that the consent ledger lacks; \(category) reads as denied"
+        case .ledgerCheckpointMismatch(let ledger):
+            "\(ledger): the consent ledger's checkpoint does not match the ledger; the whole ledger was folded and "
+                + "its statuses applied"
+        case .ledgerCheckpointUnchecked(let ledger, let error):
+            "\(ledger): cannot read the consent ledger to check its checkpoint (\(error)); the statuses read at "
+                + "start-up stand"
         }
     }
 }
@@ -55,7 +67,11 @@ public struct ConsentRecordingError: Error, Sendable, CustomStringConvertible {
 /// a refusal recorded in either survives a relaunch. The ledger is not replayed: start-up asks it for the trail
 /// folded (``ConsentLedger/readTrail(after:)``), which a ``FileConsentLedger`` reads from its checkpoint and the
 /// lines after it, so a launch costs the same however long the trail. Start-up derives the permitted set and writes
-/// nothing; it never writes grants into the app's decisions.
+/// nothing; it never writes grants into the app's decisions. Right after, off the caller's thread, the manager reads
+/// the bytes the checkpoint covers once and checks them against the digest it recorded; when they differ (or it
+/// recorded none), the whole trail is folded and its statuses replace the checkpoint's as a catch-up applies them
+/// (``ConsentDiagnostic/ledgerCheckpointMismatch(ledger:)`` when they differed). ``waitForLedgerVerification()``
+/// waits for that check.
 ///
 /// Answers age: ``ConsentPolicy/decision(for:answer:context:now:)`` judges each category against the clock, the
 /// region, the child mark and the Global Privacy Control signal (``context``). Every call made at time `t` sees
@@ -97,6 +113,9 @@ public actor ConsentManager {
     /// The ledger as this manager last read it (`nil` when it could not be read): where ``catchUpWithLedger()`` and
     /// the next append continue from.
     private var ledgerSnapshot: ConsentLedgerSnapshot?
+    private nonisolated let diagnosticHandler: (@Sendable (ConsentDiagnostic) -> Void)?
+    /// The check of the checkpoint start-up trusted, while it runs and after (`nil` when there was none).
+    private nonisolated let ledgerVerification = LockedValue<Task<[ConsentDiagnostic], Never>?>(nil)
 
     /// Reads the ledger and the gate's stored refusals, derives the current statuses and attaches them to `privacy`.
     ///
@@ -108,13 +127,16 @@ public actor ConsentManager {
     ///   - region: Where the user is, as the app knows it (from its server or its consent platform), or `nil`.
     ///   - isChild: Whether the app marks the user as a child.
     ///   - now: The clock stamped on records and against which lifetimes run.
+    ///   - diagnosticHandler: Called with every ``ConsentDiagnostic``: those of start-up (also in
+    ///     ``startupDiagnostics``) during `init`, and what the check of the ledger's checkpoint finds after it.
     public init(
         privacy: PrivacyManager,
         policy: ConsentPolicy? = nil,
         ledger: any ConsentLedger,
         region: ConsentRegion? = nil,
         isChild: Bool = false,
-        now: @escaping @Sendable () -> Date = { Date() }
+        now: @escaping @Sendable () -> Date = { Date() },
+        diagnosticHandler: (@Sendable (ConsentDiagnostic) -> Void)? = nil
     ) {
         precondition(
             policy == nil || privacy.consentPolicy == nil || policy == privacy.consentPolicy,
@@ -124,14 +146,18 @@ public actor ConsentManager {
         self.policy = policy
         self.ledger = ledger
         self.now = now
+        self.diagnosticHandler = diagnosticHandler
 
         var diagnostics: [ConsentDiagnostic] = []
         var trail = ConsentTrail(ConsentLedgerContents(records: []))
         var snapshot: ConsentLedgerSnapshot?
+        var trustedCheckpoint: ConsentLedgerTrustedCheckpoint?
         do {
             // The trail folded: a file ledger reads its checkpoint and only the lines after it.
-            snapshot = try ledger.readTrail(after: nil).snapshot
-            trail = snapshot?.trail ?? trail
+            let reading = try ledger.readTrail(after: nil)
+            snapshot = reading.snapshot
+            trustedCheckpoint = reading.trustedCheckpoint
+            trail = reading.snapshot.trail
             if trail.unreadableEntries > 0 {
                 diagnostics.append(
                     .ledgerHasUnreadableEntries(ledger: String(describing: ledger), count: trail.unreadableEntries))
@@ -159,6 +185,8 @@ public actor ConsentManager {
         self.startupDiagnostics = diagnostics
         privacy.setConsentDecisions(
             policy: policy, decisions: policy.decisions(answers: trail.answers, context: context, now: now()))
+        for diagnostic in diagnostics { diagnosticHandler?(diagnostic) }
+        if let trustedCheckpoint { verifyLater(trustedCheckpoint, of: ledger) }
     }
 
     // MARK: - Reading
@@ -554,6 +582,73 @@ public actor ConsentManager {
     private func notify(_ change: ConsentChange) -> ConsentChange {
         for handler in observers.withLock({ $0.handlers.map(\.handler) }) { handler.call(change) }
         return change
+    }
+
+    // MARK: - Checking the checkpoint
+
+    /// Waits until the checkpoint start-up read has been checked against the ledger, and what the check found is
+    /// applied.
+    ///
+    /// Start-up trusts a ``FileConsentLedger``'s checkpoint as far as its length and last bytes say, so that a launch
+    /// costs the same however long the trail. Right after, a task of utility priority reads the bytes the checkpoint
+    /// covers once and compares them with the digest the checkpoint recorded; when they differ (a record rewritten
+    /// in place, a corrupted byte) or it recorded none (an earlier version wrote it), the whole trail is folded from
+    /// its start and its statuses replace the checkpoint's: the gate and the observers follow, as for
+    /// ``catchUpWithLedger()``. The check writes nothing. Calls made meanwhile are not held up: a refusal still
+    /// applies at once.
+    ///
+    /// - Returns: What the check found (also handed to the diagnostic handler): nothing when the checkpoint held or
+    ///   start-up read every entry.
+    @discardableResult
+    public nonisolated func waitForLedgerVerification() async -> [ConsentDiagnostic] {
+        guard let task = ledgerVerification.withLock({ $0 }) else { return [] }
+        return await task.value
+    }
+
+    /// Starts the check of `checkpoint`, off the caller's thread and off this actor while the ledger is read.
+    private nonisolated func verifyLater(_ checkpoint: ConsentLedgerTrustedCheckpoint, of ledger: any ConsentLedger) {
+        let task = Task.detached(priority: .utility) { [weak self] () -> [ConsentDiagnostic] in
+            guard self != nil else { return [] }
+            let check = Result { () throws -> ConsentLedgerCheckpointCheck in
+                if let verifying = ledger as? any ConsentLedgerVerifying {
+                    return try verifying.verifyCheckpoint(checkpoint)
+                }
+                // Another ledger that handed over a file ledger's reading: folded whole, from what it loads.
+                let whole = ConsentLedgerSnapshot(trail: ConsentTrail(try ledger.load()))
+                return .refolded(ConsentLedgerReading(snapshot: whole, appended: nil), disagrees: false)
+            }
+            return await self?.apply(check) ?? []
+        }
+        ledgerVerification.withLock { $0 = task }
+    }
+
+    /// Applies what the check of the checkpoint found: a whole fold, with what was appended since on top, is taken
+    /// as a catch-up takes a rewritten ledger.
+    private func apply(_ check: Result<ConsentLedgerCheckpointCheck, any Error>) -> [ConsentDiagnostic] {
+        let name = String(describing: ledger)
+        var diagnostics: [ConsentDiagnostic] = []
+        switch check {
+        case .failure(let error):
+            diagnostics.append(.ledgerCheckpointUnchecked(ledger: name, error: error))
+        case .success(.holds):
+            break
+        case .success(.refolded(let whole, let disagrees)):
+            var reading = whole
+            if whole.snapshot.position != nil, let later = try? ledger.readTrail(after: whole.snapshot),
+                later.appended != nil
+            {
+                reading = later
+            }
+            ledgerSnapshot = reading.snapshot
+            reconcile(with: reading.snapshot.trail)
+            if disagrees {
+                diagnostics.append(.ledgerCheckpointMismatch(ledger: name))
+                let unreadable = reading.snapshot.trail.unreadableEntries
+                if unreadable > 0 { diagnostics.append(.ledgerHasUnreadableEntries(ledger: name, count: unreadable)) }
+            }
+        }
+        for diagnostic in diagnostics { diagnosticHandler?(diagnostic) }
+        return diagnostics
     }
 
     // MARK: - Other writers of the ledger
