@@ -110,16 +110,7 @@ public final class RemoteDataRefresher: Sendable {
         self.transport = transport
         self.path = path
         self.timing = timing
-        if let now {
-            self.now = now
-        } else {
-            let clock = ContinuousClock()
-            let start = clock.now
-            self.now = {
-                let elapsed = clock.now - start
-                return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-            }
-        }
+        self.now = now ?? RetryAfter.monotonicSeconds()
         let kept = privacy.keptRemoteLayer.flatMap { try? privacy.remoteLayer?.interpreter.disables(in: $0.payload) }
         self.state = LockedValue(State(interval: Self.clamp(kept?.refreshInterval, timing)))
     }

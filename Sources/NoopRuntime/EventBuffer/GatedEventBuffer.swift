@@ -95,16 +95,7 @@ public final class GatedEventBuffer<Event: Sendable>: Sendable {
         precondition(capacity >= 1, "capacity must be at least 1")
         precondition(flushDeadline > .zero, "the flush deadline must be positive")
         self.flushDeadline = flushDeadline
-        if let now {
-            self.now = now
-        } else {
-            let clock = ContinuousClock()
-            let start = clock.now
-            self.now = {
-                let elapsed = clock.now - start
-                return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-            }
-        }
+        self.now = now ?? RetryAfter.monotonicSeconds()
         self.features = features
         self.capacity = capacity
         self.privacy = privacy

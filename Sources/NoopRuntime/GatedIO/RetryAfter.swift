@@ -48,6 +48,17 @@ public enum RetryAfter {
         }
         return nil
     }
+
+    /// A monotonic clock in seconds since it was made: what a `Retry-After` wait is measured on unless a test
+    /// injects its own.
+    package static func monotonicSeconds() -> @Sendable () -> Double {
+        let clock = ContinuousClock()
+        let start = clock.now
+        return {
+            let elapsed = clock.now - start
+            return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        }
+    }
 }
 
 /// What an ``EventBackend`` throws when its server answered 429 or 503 with a `Retry-After`: the buffer keeps the
