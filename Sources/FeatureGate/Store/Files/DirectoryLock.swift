@@ -71,13 +71,14 @@ extension AtomicFile {
                 }
             }
             var result = AtomicFile.lockExclusively(descriptor)  // As long as `lockWait` allows.
-            while result != 0 && errno == EWOULDBLOCK && (AtomicFile.lockWait ?? .zero) > .zero
+            var code = errno
+            while result != 0 && code == EWOULDBLOCK && (AtomicFile.lockWait ?? .zero) > .zero
                 && Self.holders.withLock({ $0[path, default: 0] > 0 })
             {
                 result = AtomicFile.lockExclusively(descriptor)
+                code = errno
             }
             if result != 0 {
-                let code = errno
                 close(descriptor)
                 throw FileStoreError(path: lockPath, operation: .lock, code: code)
             }
