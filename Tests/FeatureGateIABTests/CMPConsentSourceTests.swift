@@ -211,13 +211,7 @@ final class FlakyLedger: ConsentLedger {
     }
 
     @Test func gppsGlobalPrivacyControlIsTheGPCSourceAndDecidesOnlyWhenItChanges() async throws {
-        let policy = ConsentPolicy(
-            version: 1, features: ConsentPolicy.default.features, saleOrSharing: [.thirdPartySharing],
-            unanswered: UnansweredConsentRules(default: .optOut))
-        let privacy = PrivacyManager(
-            configuration: PrivacyConfiguration(enabledFeatures: .contacts), store: InMemoryFeatureStore(),
-            consentPolicy: policy)
-        let consent = ConsentManager(privacy: privacy, ledger: InMemoryConsentLedger())
+        let (privacy, consent) = gpcConsentManager()
         var keys: [String: CMPValue] = [
             CMPKey.gppString: .string("DBABLA~BAAAAAAAAQA.YA"), CMPKey.gppSectionIDs: .number(7),
         ]

@@ -66,13 +66,7 @@ import Testing
     }
 
     @Test func aStatesGPCSubsectionReachesTheConsentManagerAsTheGPCSource() async throws {
-        let policy = ConsentPolicy(
-            version: 1, features: ConsentPolicy.default.features, saleOrSharing: [.thirdPartySharing],
-            unanswered: UnansweredConsentRules(default: .optOut))
-        let privacy = PrivacyManager(
-            configuration: PrivacyConfiguration(enabledFeatures: .contacts), store: InMemoryFeatureStore(),
-            consentPolicy: policy)
-        let consent = ConsentManager(privacy: privacy, ledger: InMemoryConsentLedger())
+        let (privacy, consent) = gpcConsentManager()
         let keys: Keys = [CMPKey.gppString: .string("DBABBg~BAAAAABA.YA"), CMPKey.gppSectionIDs: .string("8")]
         let refresh = await CMPConsentSource(consentManager: consent, keys: keys).refresh()
         #expect(refresh.consent.globalPrivacyControl == true)
