@@ -139,6 +139,10 @@ import Darwin
         _ = await denying.value
         #expect(await consent.status(for: .analytics) == .denied)
         #expect(!privacy.isEnabled(.analytics))
-        #expect(try FileConsentLedger(url: data.consentLedgerFile).load().records.last?.newStatus == .denied)
+        // Held past the bound, it is recorded once the lock is free.
+        let recorded = await ConsentLedgerVerificationTests.eventually {
+            (try? FileConsentLedger(url: data.consentLedgerFile).load().records.last?.newStatus) == .denied
+        }
+        #expect(recorded)
     }
 }

@@ -14,6 +14,13 @@ public enum ConsentDiagnostic: Sendable, CustomStringConvertible {
     case ledgerCheckpointMismatch(ledger: String)
     /// The ledger could not be read to check the checkpoint start-up read: what start-up read stands.
     case ledgerCheckpointUnchecked(ledger: String, error: any Error)
+    /// Another process kept the data directory's lock past the bound (100 ms): consent changes are
+    /// held in memory and recorded, with the gate state they decide, once it is free. A held refusal is in force
+    /// meanwhile; a held grant (or unknown) applies once recorded.
+    case changesHeld(ledger: String)
+    /// A held change could not be recorded once the lock was free: a refusal stays applied (the gate state keeps
+    /// it), a grant was not applied.
+    case heldChangeNotRecorded(ConsentRecordingError)
 
     /// One line saying what happened and what the manager did.
     public var description: String {
@@ -31,6 +38,11 @@ public enum ConsentDiagnostic: Sendable, CustomStringConvertible {
         case .ledgerCheckpointUnchecked(let ledger, let error):
             "\(ledger): cannot read the consent ledger to check its checkpoint (\(error)); the statuses read at "
                 + "start-up stand"
+        case .changesHeld(let ledger):
+            "\(ledger): another process holds the data directory's lock; consent changes are held and recorded once "
+                + "it is free (refusals apply now, grants then)"
+        case .heldChangeNotRecorded(let error):
+            "a held consent change could not be recorded: \(error)"
         }
     }
 }
@@ -44,10 +56,25 @@ public struct ConsentRecordingError: Error, Sendable, CustomStringConvertible {
     public let applied: Bool
     /// The ledger's error.
     public let underlying: any Error
+    /// Whether the record is held because another process kept the data directory's lock: it is recorded once the
+    /// lock is free, in order with the changes made meanwhile, and a held grant applies then
+    /// (``ConsentDiagnostic/changesHeld(ledger:)``).
+    public let isHeld: Bool
+
+    init(record: ConsentRecord, applied: Bool, underlying: any Error, isHeld: Bool = false) {
+        self.record = record
+        self.applied = applied
+        self.underlying = underlying
+        self.isHeld = isHeld
+    }
 
     /// What failed and what the manager did.
     public var description: String {
-        "cannot record \(record.category) \(record.previousStatus) -> \(record.newStatus) (\(underlying)); "
+        guard !isHeld else {
+            return "\(record.category) \(record.previousStatus) -> \(record.newStatus) is held until the data "
+                + "directory's lock is free; " + (applied ? "applied now" : "applied once recorded")
+        }
+        return "cannot record \(record.category) \(record.previousStatus) -> \(record.newStatus) (\(underlying)); "
             + (applied ? "applied anyway" : "not applied")
     }
 }
@@ -102,9 +129,13 @@ public actor ConsentManager {
     public private(set) var pendingRegion: ConsentRegion?
     /// What each source last answered for each category, from the ledger and this run (``applyAnswer(_:for:source:)``).
     private var lastAnswers: [SourceAnswer: ConsentStatus]
-    /// Records of remembered source answers the ledger refused, oldest first: each is appended before the next
-    /// record, so the ledger learns what the source said before anything decided after it.
-    private var unrecorded: [ConsentRecord] = []
+    /// Records not in the ledger yet, oldest first: remembered source answers the ledger refused, and changes held
+    /// while another process kept the data directory's lock. Each is appended before the next record, so the ledger's
+    /// order stays the order things happened.
+    private var pending: [PendingRecord] = []
+    /// Whether a retry of the held changes waits for another process's lock: later changes are held behind them
+    /// without waiting again.
+    private var isWaitingForLock = false
     /// Refusals only the gate state kept (their ledger append failed), so what outside sources answered after
     /// them may be lost too; see ``applyAnswer(_:for:source:)``. A category leaves once the ledger records a change.
     private var refusalsMissingFromLedger: Set<ConsentCategory>
@@ -332,8 +363,15 @@ public actor ConsentManager {
     /// ``PrivacyManager/isEnabled(_:)`` before the ledger is written and before anything another process holds is
     /// waited for. A grant takes effect once it is recorded.
     ///
+    /// The record and the gate state it decides are written in one hold of the data directory's lock. When another
+    /// process keeps that lock for more than 100 ms (stopped in a debugger, suspended, on a slow disk), the call
+    /// does not wait: the change is held and recorded once the lock is free, in order with the changes made
+    /// meanwhile (which are held behind it without waiting), and the error says so (``ConsentRecordingError/isHeld``,
+    /// ``ConsentDiagnostic/changesHeld(ledger:)``). A held refusal is in force at once; a held grant (or unknown)
+    /// applies once recorded. A held change lives in memory: a process killed before the lock is free loses it.
+    ///
     /// - Returns: The record appended, or `nil` when nothing changed.
-    /// - Throws: ``ConsentRecordingError`` when the ledger refuses the record. A denial (any status but
+    /// - Throws: ``ConsentRecordingError`` when the ledger refuses the record or it is held. A denial (any status but
     ///   `granted`) is applied anyway; a grant is not.
     @discardableResult
     public func setStatus(
@@ -342,7 +380,7 @@ public actor ConsentManager {
         source: ConsentSource
     ) throws(ConsentRecordingError) -> ConsentRecord? {
         noticeExpiries()
-        let previous = self.status(for: category)
+        let previous = intendedStatus(for: category)
         guard status != .expired, previous != status else { return nil }
         let record = ConsentRecord(
             category: category,
@@ -357,12 +395,14 @@ public actor ConsentManager {
         privacy.beginWithholding(closing)
         defer { privacy.endWithholding(closing) }
         // The record and the gate state it decides are written under one hold of the data directory's lock.
-        let outcome = privacy.withStoreLockHeld { () -> Result<ConsentRecord, ConsentRecordingError> in
+        let outcome = underLock { () -> Result<ConsentRecord, ConsentRecordingError> in
             // The edge is made over the gate state as it is now, not as this process last read it: another
             // process's change saved since counts, so this change is a change of it.
             privacy.reloadStoredState()
             do {
                 try append(record)
+            } catch  where AtomicFile.isLockBusy(error) {
+                return .failure(hold(record))
             } catch {
                 if status != .granted { apply(record, isRecorded: false) }
                 return .failure(
@@ -371,7 +411,7 @@ public actor ConsentManager {
             apply(record, isRecorded: true)
             return .success(record)
         }
-        return try outcome.get()
+        return try (outcome ?? .failure(hold(record))).get()
     }
 
     /// Calls `handler` after every applied status change, until the returned token is cancelled or released.
@@ -451,7 +491,7 @@ public actor ConsentManager {
         noticeExpiries()
         let key = SourceAnswer(source: source, category: category)
         guard answer != .unknown, answer != .expired, answer != lastAnswers[key] else { return nil }
-        let current = status(for: category)
+        let current = intendedStatus(for: category)
         let isAnchor =
             refusalsMissingFromLedger.contains(category) && !answer.isRefusal && !anchoredAnswers.contains(key)
         guard current != answer && !isAnchor else {
@@ -470,10 +510,13 @@ public actor ConsentManager {
             lastAnswers[key] = answer
             return record
         } catch {
-            if error.applied {
+            if error.isHeld {
+                // Held: remembered, and recorded (a grant applied) once the lock is free.
+                lastAnswers[key] = answer
+            } else if error.applied {
                 // Applied though unrecorded: remembered, and recorded before the next record.
                 lastAnswers[key] = answer
-                unrecorded.append(error.record)
+                pending.append(PendingRecord(record: error.record, awaits: .nothing))
             }
             throw error
         }
@@ -524,8 +567,17 @@ public actor ConsentManager {
             let record = ConsentRecord(
                 category: category, previousStatus: answer.status, newStatus: .expired, time: time,
                 policyVersion: policy.version, source: .appDefault)
-            let isRecorded = (try? append(record)) != nil
-            if isRecorded { records.append(record) }
+            let isRecorded: Bool
+            switch underLock({ Result { try append(record) } }) {
+            case .success?:
+                isRecorded = true
+                records.append(record)
+            case .failure(let error)? where !AtomicFile.isLockBusy(error):
+                isRecorded = false
+            default:
+                _ = hold(record)  // Another process keeps the lock: recorded once it is free.
+                isRecorded = false
+            }
             updateGate()
             notify(
                 ConsentChange(
@@ -535,26 +587,154 @@ public actor ConsentManager {
         return records
     }
 
-    /// Appends `record` to the ledger, after the remembered answers it refused earlier (which go first, so the
-    /// ledger's order stays the order things happened). When one of those fails, `record` is not appended either.
+    /// Appends `record` to the ledger, after the pending records (which go first, so the ledger's order stays the
+    /// order things happened). When one of those fails, `record` is not appended either.
     private func append(_ record: ConsentRecord) throws {
-        while let first = unrecorded.first {
-            try appendToLedger(first)
-            unrecorded.removeFirst()
-        }
+        try appendPending()
         try appendToLedger(record)
         if record.previousStatus != record.newStatus { refusalsMissingFromLedger.remove(record.category) }
     }
 
-    /// Appends a record of what a source said that changes no status; when the ledger refuses it, it is kept for
-    /// the next append (the answer is already remembered).
-    private func recordRemembered(_ record: ConsentRecord) throws(ConsentRecordingError) {
-        do {
-            try append(record)
-        } catch {
-            unrecorded.append(record)
-            throw ConsentRecordingError(record: record, applied: true, underlying: error)
+    /// Appends the pending records, oldest first, each followed by what its change still waits for; stops at the
+    /// first one the ledger refuses. Called under the data directory's lock, so each record and the gate state its
+    /// change decides are written in one critical section.
+    private func appendPending() throws {
+        while let first = pending.first {
+            try appendToLedger(first.record)
+            pending.removeFirst()
+            let record = first.record
+            if record.previousStatus != record.newStatus { refusalsMissingFromLedger.remove(record.category) }
+            guard first.awaits != .nothing else { continue }
+            let status = policy.decision(
+                for: record.category, answer: answers[record.category], context: context, now: now()
+            ).status
+            if status == record.newStatus {
+                // A held refusal, in force since it was held: its answer and its edge in the gate state.
+                answers[record.category] = ConsentAnswer(record, isTrusted: true)
+                privacy.applyConsentEdge(
+                    record.category, edge: record.newStatus, policy: policy, decisions: currentDecisions())
+            } else {
+                apply(record, isRecorded: true)
+            }
         }
+    }
+
+    /// Appends a record of what a source said that changes no status; when the ledger refuses it, it is kept for
+    /// the next append (the answer is already remembered), and when another process keeps the lock, it is held.
+    private func recordRemembered(_ record: ConsentRecord) throws(ConsentRecordingError) {
+        switch underLock({ Result { try append(record) } }) {
+        case .success?:
+            return
+        case .failure(let error)? where !AtomicFile.isLockBusy(error):
+            pending.append(PendingRecord(record: record, awaits: .nothing))
+            throw ConsentRecordingError(record: record, applied: true, underlying: error)
+        default:
+            throw hold(record)
+        }
+    }
+
+    // MARK: - Held for another process's lock
+
+    /// Runs `body` in one hold of the data directory's lock, waited for at most `bound`: `nil` when another process
+    /// kept it that long, or when changes are already held for it (this one is held behind them without waiting).
+    private func underLock<Result>(
+        waitingAtMost bound: Duration = AtomicFile.lockWaitBound, _ body: () -> Result
+    ) -> Result? {
+        guard !isWaitingForLock else { return nil }
+        return privacy.withStoreLockHeld(waitingAtMost: bound, body)
+    }
+
+    /// Whether changes wait for a lock another process keeps (see ``setStatus(_:for:source:)``): they are recorded
+    /// in the background once it is free. A process about to exit (an app extension, a command-line tool) waits
+    /// until this is `false`, or loses them.
+    public var isHoldingChanges: Bool { isWaitingForLock }
+
+    /// The status `category` will have once the held changes apply: the newest held change's, else the current one.
+    private func intendedStatus(for category: ConsentCategory) -> ConsentStatus {
+        pending.last { $0.record.category == category && $0.awaits != .nothing }?.record.newStatus
+            ?? status(for: category)
+    }
+
+    /// Holds `record` until another process lets go of the data directory's lock: a refusal is in force at once
+    /// (the consent layer withholds its features; its edge in the gate state is written with the record), a grant or
+    /// unknown applies once recorded, and a record that changes no status waits only to be appended.
+    private func hold(_ record: ConsentRecord) -> ConsentRecordingError {
+        let changesStatus = record.previousStatus != record.newStatus && record.newStatus != .expired
+        let awaits: PendingRecord.Awaiting =
+            !changesStatus ? .nothing : record.newStatus.isRefusal ? .refusalEdge : .change
+        pending.append(PendingRecord(record: record, awaits: awaits))
+        if awaits == .refusalEdge {
+            answers[record.category] = ConsentAnswer(record, isTrusted: true)
+            updateGate()
+            notify(
+                ConsentChange(
+                    category: record.category, previous: record.previousStatus, current: record.newStatus,
+                    source: record.source, time: record.time, isRecorded: false))
+        }
+        if !isWaitingForLock {
+            isWaitingForLock = true
+            diagnosticHandler?(.changesHeld(ledger: String(describing: ledger)))
+            retryHeldLater(after: 0.01)
+        }
+        return ConsentRecordingError(
+            record: record, applied: awaits != .change, underlying: PrivacyManager.busyError, isHeld: true)
+    }
+
+    /// Retries the held changes once the lock is free, from a background thread that waits for it (so no caller
+    /// does).
+    private nonisolated func retryHeldLater(after delay: Double) {
+        privacy.whenStoreLockFree(after: delay) { [weak self] in
+            Task { await self?.retryHeld(delay: delay) }
+        }
+    }
+
+    /// Records the held changes and writes the gate state they decide, in one hold of the lock (tried, not waited
+    /// for); while another process keeps it, tries again later. A ledger that refuses them otherwise ends the wait:
+    /// a refusal stays applied (and is recorded before the next record), a grant is not applied.
+    private func retryHeld(delay: Double) {
+        isWaitingForLock = false
+        let outcome = underLock(waitingAtMost: .zero) { () -> (any Error)? in
+            privacy.reloadStoredState()
+            do {
+                try appendPending()
+                return nil
+            } catch {
+                return error
+            }
+        }
+        guard let error = outcome ?? PrivacyManager.busyError else { return }
+        if AtomicFile.isLockBusy(error) {
+            isWaitingForLock = true
+            retryHeldLater(after: min(delay * 2, 1))
+            return
+        }
+        var kept: [PendingRecord] = []
+        for entry in pending {
+            let record = entry.record
+            switch entry.awaits {
+            case .nothing:
+                kept.append(entry)
+                continue
+            case .refusalEdge:
+                privacy.applyConsentEdge(
+                    record.category, edge: record.newStatus, policy: policy, decisions: currentDecisions())
+                kept.append(PendingRecord(record: record, awaits: .nothing))
+            case .change:
+                // Not applied; the source's next answer counts again.
+                let key = SourceAnswer(source: record.source, category: record.category)
+                if lastAnswers[key] == record.newStatus { lastAnswers[key] = nil }
+            }
+            let failure = ConsentRecordingError(
+                record: record, applied: entry.awaits == .refusalEdge, underlying: error)
+            diagnosticHandler?(.heldChangeNotRecorded(failure))
+        }
+        pending = kept
+    }
+
+    /// The categories whose held refusal is in force: what other writers appended before it does not change them
+    /// (the refusal goes into the ledger after it).
+    private var heldRefusals: Set<ConsentCategory> {
+        Set(pending.filter { $0.awaits == .refusalEdge }.map(\.record.category))
     }
 
     /// Takes `record` as the category's answer, applies its edge to the gate and tells the observers. A record
@@ -692,6 +872,7 @@ public actor ConsentManager {
     @discardableResult
     private func applyFromLedger(_ contents: ConsentLedgerContents) -> [ConsentChange] {
         let isTrusted = (ledgerSnapshot?.trail.unreadableEntries ?? 0) == 0
+        let heldRefusals = heldRefusals
         var changes: [ConsentChange] = []
         var isGateStale = false
         for record in contents.records {
@@ -705,6 +886,7 @@ public actor ConsentManager {
                 context.isGlobalPrivacyControlOn = record.newStatus == .denied
                 isGateStale = true
             }
+            guard !heldRefusals.contains(record.category) else { continue }
             if record.newStatus == .expired {
                 guard let answer, !answer.isExpiryRecorded else { continue }
                 answers[record.category]?.isExpiryRecorded = true
@@ -741,7 +923,10 @@ public actor ConsentManager {
         _ = trail.mergeRefusals(privacy.storedConsentRefusals, policyVersion: policy.version)
         let before = answers
         let statusesBefore = currentDecisions().mapValues(\.status)
-        answers = trail.answers
+        let held = heldRefusals
+        answers = trail.answers.filter { !held.contains($0.key) }.merging(before.filter { held.contains($0.key) }) {
+            $1
+        }
         for (source, categories) in trail.sourceAnswers {
             for (category, status) in categories {
                 lastAnswers[SourceAnswer(source: source, category: category)] = status
@@ -775,6 +960,21 @@ public actor ConsentManager {
 private struct ConsentObservers {
     var nextID: UInt64 = 0
     var handlers: [(id: UInt64, handler: ObservedHandler<ConsentChange>)] = []
+}
+
+/// A record not in the ledger yet (see `ConsentManager.pending`), and what of its change waits for it.
+private struct PendingRecord {
+    enum Awaiting {
+        /// Nothing: its change is applied (or it changes no status); it waits only to be appended.
+        case nothing
+        /// A held refusal, in force in memory: its edge in the gate state is written with it.
+        case refusalEdge
+        /// A held grant or unknown: the whole change applies once it is appended.
+        case change
+    }
+
+    var record: ConsentRecord
+    var awaits: Awaiting
 }
 
 /// A source's answer for a category, as ``ConsentManager/applyAnswer(_:for:source:)`` remembers it.

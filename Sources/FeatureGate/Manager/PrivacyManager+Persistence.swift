@@ -47,15 +47,24 @@ extension PrivacyManager {
         return AtomicFile.withLock(of: file.url, waitingAtMost: bound, body)
     }
 
-    /// Runs `body` holding the inter-process lock of the gate state's directory (created if needed), waiting for it as
-    /// long as it takes, so that what `body` writes there (a consent change's ledger record and gate state) is one
-    /// critical section: no other process acts in between. Take-aways are applied before (``withholding(_:_:)``).
-    /// Call it outside the manager's own lock; a store that is not a file runs `body` at once.
-    package func withStoreLockHeld<Result>(_ body: () -> Result) -> Result {
-        guard let file = store as? FileFeatureStore else { return body() }
-        // (Never `nil`: the wait has no bound.)
-        return AtomicFile.withLock(of: file.url, waitingAtMost: nil, inside: AtomicFile.lockWait, create: true, body)
-            ?? body()
+    /// Runs `body` holding the inter-process lock of the gate state's directory (created if needed), waited for at
+    /// most `bound`, so that what `body` writes there (a consent change's ledger record and gate state) is one
+    /// critical section: no other process acts in between. Returns `nil` when another process kept the lock that
+    /// long; the locks `body`'s own operations take elsewhere wait at most `bound` too. Take-aways are applied before
+    /// (``withholding(_:_:)``). Call it outside the manager's own lock; a store that is not a file runs `body` at once.
+    package func withStoreLockHeld<Result>(waitingAtMost bound: Duration, _ body: () -> Result) -> Result? {
+        guard let file = store as? FileFeatureStore else { return AtomicFile.$lockWait.withValue(bound) { body() } }
+        return AtomicFile.withLock(of: file.url, waitingAtMost: bound, inside: bound, create: true, body)
+    }
+
+    /// Calls `action` on a background thread once the gate state's directory lock is free (no sooner than `delay`
+    /// seconds): waited for there, as long as it takes, and let go before `action` runs, so nobody waits on it.
+    package func whenStoreLockFree(after delay: Double, _ action: @escaping @Sendable () -> Void) {
+        DispatchQueue.global(qos: .utility).asyncAfter(deadline: .now() + delay) { [weak self] in
+            guard let self else { return }
+            _ = self.withStoreLock(waitingAtMost: nil) {}
+            action()
+        }
     }
 
     /// Removes the temporary files start-up left because another process held the lock, in the background, as

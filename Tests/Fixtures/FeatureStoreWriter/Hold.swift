@@ -55,14 +55,59 @@ func probe(directory: URL) -> Never {
     privacy.disableFeatures(.messageCenter)
     let disable = clock.now - call
     while closed.withLock({ $0 }) == nil || explained.withLock({ $0 }) == nil { usleep(1_000) }
-    func milliseconds(_ duration: Duration) -> String {
-        String(format: "%.1f", Double(duration / .microseconds(1)) / 1_000)
-    }
     print("start-up \(milliseconds(startUp))")
     print("disable \(milliseconds(disable))")
     print("gate-closed \(milliseconds(closed.withLock { $0! }))")
     print("reasons \(milliseconds(explained.withLock { $0! }))")
     exit(0)
+}
+
+/// `consent-probe DIR`: what a process on DIR sees of consent while another holds its lock (stopped), with analytics
+/// granted there before: how long start-up took, how long `setStatus(.denied, for: .analytics)` blocked, when the gate
+/// read analytics off (from the call's start), how long a grant and a revoke-all's `denyAll` made after it blocked,
+/// and whether each was held; one `NAME MILLISECONDS` or `NAME held|recorded` line each.
+func consentProbe(directory: URL) async -> Never {
+    let data = PrivacyDataDirectory(url: directory)
+    let policy = ConsentPolicy(version: 1, features: [.analytics: .analytics, .advertising: .inAppAutomation])
+    let clock = ContinuousClock()
+    let start = clock.now
+    let privacy = PrivacyManager(
+        configuration: PrivacyConfiguration(enabledFeatures: []), store: FileFeatureStore(url: data.stateFile),
+        consentPolicy: policy)
+    let consent = ConsentManager(privacy: privacy, ledger: FileConsentLedger(url: data.consentLedgerFile))
+    print("start-up \(milliseconds(clock.now - start))")
+    guard privacy.isEnabled(.analytics) else {
+        print("analytics is not granted in \(directory.path(percentEncoded: false))")
+        exit(1)
+    }
+    let began = LockedValue<ContinuousClock.Instant?>(nil)
+    let closed = LockedValue<Duration?>(nil)
+    Thread.detachNewThread {
+        while began.withLock({ $0 }) == nil {}
+        while privacy.isEnabled(.analytics) {}
+        closed.withLock { $0 = clock.now - began.withLock { $0! } }
+    }
+    func timed(_ name: String, _ body: () async throws(ConsentRecordingError) -> Void) async {
+        let call = clock.now
+        if began.withLock({ $0 }) == nil { began.withLock { $0 = call } }
+        var outcome = "recorded"
+        do throws(ConsentRecordingError) { try await body() } catch { outcome = error.isHeld ? "held" : "\(error)" }
+        print("\(name) \(milliseconds(clock.now - call)) \(outcome)")
+    }
+    await timed("deny") { () async throws(ConsentRecordingError) in
+        _ = try await consent.setStatus(.denied, for: .analytics, source: .user)
+    }
+    while closed.withLock({ $0 }) == nil { usleep(1_000) }
+    print("gate-closed \(milliseconds(closed.withLock { $0! }))")
+    await timed("grant") { () async throws(ConsentRecordingError) in
+        _ = try await consent.setStatus(.granted, for: .advertising, source: .user)
+    }
+    await timed("deny-all") { () async throws(ConsentRecordingError) in _ = try await consent.denyAll(source: .user) }
+    exit(0)
+}
+
+func milliseconds(_ duration: Duration) -> String {
+    String(format: "%.1f", Double(duration / .microseconds(1)) / 1_000)
 }
 
 /// `burst DIR SEED COUNT`: COUNT seeded random changes as fast as it can on DIR: analytics granted or denied through
@@ -79,7 +124,7 @@ func burst(directory: URL, seed: UInt64, count: Int) async throws {
     for _ in 0..<count {
         if Bool.random(using: &random) {
             let status: ConsentStatus = Bool.random(using: &random) ? .granted : .denied
-            _ = try await consent.setStatus(status, for: .analytics, source: .user)
+            try await setAndRecord(consent, status, for: .analytics)
         } else if Bool.random(using: &random) {
             privacy.enableFeatures(.push)
         } else {
@@ -87,4 +132,13 @@ func burst(directory: URL, seed: UInt64, count: Int) async throws {
         }
     }
     while privacy.isHoldingWrites { usleep(1_000) }
+}
+
+/// Sets `status` for `category` and waits until it is recorded: a change held while another process kept the lock
+/// past the bound is recorded in the background, and a process exiting before that would lose it.
+func setAndRecord(_ consent: ConsentManager, _ status: ConsentStatus, for category: ConsentCategory) async throws {
+    do {
+        _ = try await consent.setStatus(status, for: category, source: .user)
+    } catch  where error.isHeld {}
+    while await consent.isHoldingChanges { try await Task.sleep(for: .milliseconds(1)) }
 }

@@ -176,7 +176,7 @@ func revokeWithKill(directory: URL, server: URL, killPoint: Int) async throws {
         ledger: CountingLedger(inner: FileConsentLedger(url: data.consentLedgerFile), points: points),
         onEvent: { event in if event.hasPrefix("purge") { points.pass(event) } })
     sdk.runtime.start()
-    try await sdk.consent.setStatus(.granted, for: .analytics, source: .user)
+    try await setAndRecord(sdk.consent, .granted, for: .analytics)
     sdk.privacy.enableFeatures([.push, .contacts])
     await sdk.runtime.settle()
     guard let id = try sdk.identifier.current() else { exit(3) }

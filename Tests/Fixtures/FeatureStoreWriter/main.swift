@@ -18,6 +18,7 @@
 //                                         with SIGSTOP meanwhile); with TEMPORARY 1 it also leaves a temporary file of
 //                                         an interrupted write in DIR, as a writer killed mid-save does
 //   feature-store-writer probe DIR           times start-up, a disable and reasons() on DIR (see Hold.swift)
+//   feature-store-writer consent-probe DIR   times consent changes on DIR while its lock is held (see Hold.swift)
 //   feature-store-writer burst DIR SEED COUNT  COUNT random consent and push changes on DIR (see Hold.swift)
 //   feature-store-writer storage DIR TAG COUNT
 //                                         COUNT whole-file writes to a FileStorage at DIR (names tTAG/n0...n7, each
@@ -62,7 +63,7 @@ func share(directory: URL, tag: Int, seed: UInt64, operations: Int, base: Int) a
             let category = Int.random(in: 0..<4, using: &random)
             let status: ConsentStatus = Bool.random(using: &random) ? .granted : .denied
             say("consent \(category) \(status == .granted ? "granted" : "denied")")
-            try await consent.setStatus(status, for: categories[category], source: .user)
+            try await setAndRecord(consent, status, for: categories[category])
         default:
             let id = base + index
             say("append \(id)")
@@ -140,11 +141,13 @@ case "consent" where arguments.count == 4:
         configuration: PrivacyConfiguration(enabledFeatures: []), store: FileFeatureStore(url: data.stateFile),
         consentPolicy: policy)
     let consent = ConsentManager(privacy: privacy, ledger: FileConsentLedger(url: data.consentLedgerFile))
-    try await consent.setStatus(arguments[3] == "granted" ? .granted : .denied, for: .analytics, source: .user)
+    try await setAndRecord(consent, arguments[3] == "granted" ? .granted : .denied, for: .analytics)
 case "hold" where arguments.count == 4:
     holdLock(directory: URL(filePath: arguments[2]), leavingTemporary: arguments[3] == "1")
 case "probe" where arguments.count == 3:
     probe(directory: URL(filePath: arguments[2]))
+case "consent-probe" where arguments.count == 3:
+    await consentProbe(directory: URL(filePath: arguments[2]))
 case "burst" where arguments.count == 5:
     guard let seed = UInt64(arguments[3]), let count = Int(arguments[4]) else { exit(2) }
     try await burst(directory: URL(filePath: arguments[2]), seed: seed, count: count)
