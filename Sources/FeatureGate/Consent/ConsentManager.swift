@@ -1,84 +1,5 @@
 import Foundation
 
-/// Something the consent layer noticed about its ledger and worked around, failing closed.
-public enum ConsentDiagnostic: Sendable, CustomStringConvertible {
-    /// The ledger could not be read at start-up: every category starts as unknown.
-    case ledgerUnreadable(ledger: String, error: any Error)
-    /// Some ledger entries could not be decoded: grants are treated as unknown until asked again.
-    case ledgerHasUnreadableEntries(ledger: String, count: Int)
-    /// The gate state keeps a refusal that the ledger lacks (its append failed): the category reads as denied.
-    case refusalMissingFromLedger(category: ConsentCategory)
-    /// The checkpoint start-up read did not match the ledger, as found after start-up: the bytes it covers are not
-    /// the ones it digested (a record rewritten in place, a byte corrupted), or, for a checkpoint of an earlier
-    /// version, they fold to something else. The whole ledger was folded, and its result replaced the checkpoint's.
-    case ledgerCheckpointMismatch(ledger: String)
-    /// The ledger could not be read to check the checkpoint start-up read: what start-up read stands.
-    case ledgerCheckpointUnchecked(ledger: String, error: any Error)
-    /// Another process kept the data directory's lock past the bound (100 ms): consent changes are
-    /// held in memory and recorded, with the gate state they decide, once it is free. A held refusal is in force
-    /// meanwhile; a held grant (or unknown) applies once recorded.
-    case changesHeld(ledger: String)
-    /// A held change could not be recorded once the lock was free: a refusal stays applied (the gate state keeps
-    /// it), a grant was not applied.
-    case heldChangeNotRecorded(ConsentRecordingError)
-
-    /// One line saying what happened and what the manager did.
-    public var description: String {
-        switch self {
-        case .ledgerUnreadable(let ledger, let error):
-            "\(ledger): cannot read the consent ledger (\(error)); every category starts as unknown"
-        case .ledgerHasUnreadableEntries(let ledger, let count):
-            "\(ledger): \(count) consent ledger entr\(count == 1 ? "y" : "ies") cannot be decoded; "
-                + "grants read as unknown until asked again"
-        case .refusalMissingFromLedger(let category):
-            "the gate state records a refusal of \(category) that the consent ledger lacks; \(category) reads as denied"
-        case .ledgerCheckpointMismatch(let ledger):
-            "\(ledger): the consent ledger's checkpoint does not match the ledger; the whole ledger was folded and "
-                + "its statuses applied"
-        case .ledgerCheckpointUnchecked(let ledger, let error):
-            "\(ledger): cannot read the consent ledger to check its checkpoint (\(error)); the statuses read at "
-                + "start-up stand"
-        case .changesHeld(let ledger):
-            "\(ledger): another process holds the data directory's lock; consent changes are held and recorded once "
-                + "it is free (refusals apply now, grants then)"
-        case .heldChangeNotRecorded(let error):
-            "a held consent change could not be recorded: \(error)"
-        }
-    }
-}
-
-/// A consent change could not be recorded in the audit trail.
-public struct ConsentRecordingError: Error, Sendable, CustomStringConvertible {
-    /// The record that was not appended.
-    public let record: ConsentRecord
-    /// Whether the status change was applied anyway. Denials are (they only take features away); grants are
-    /// not, because a grant without a trail cannot be proven.
-    public let applied: Bool
-    /// The ledger's error.
-    public let underlying: any Error
-    /// Whether the record is held because another process kept the data directory's lock: it is recorded once the
-    /// lock is free, in order with the changes made meanwhile, and a held grant applies then
-    /// (``ConsentDiagnostic/changesHeld(ledger:)``).
-    public let isHeld: Bool
-
-    init(record: ConsentRecord, applied: Bool, underlying: any Error, isHeld: Bool = false) {
-        self.record = record
-        self.applied = applied
-        self.underlying = underlying
-        self.isHeld = isHeld
-    }
-
-    /// What failed and what the manager did.
-    public var description: String {
-        guard !isHeld else {
-            return "\(record.category) \(record.previousStatus) -> \(record.newStatus) is held until the data "
-                + "directory's lock is free; " + (applied ? "applied now" : "applied once recorded")
-        }
-        return "cannot record \(record.category) \(record.previousStatus) -> \(record.newStatus) (\(underlying)); "
-            + (applied ? "applied anyway" : "not applied")
-    }
-}
-
 /// Per-category consent on top of a ``PrivacyManager``, with an audit trail.
 ///
 /// Each category has a ``ConsentStatus``. Consent acts on the gate in two ways (see ``ConsentPolicy``):
@@ -118,35 +39,35 @@ public actor ConsentManager {
     /// What went wrong reading the ledger at start-up, if anything.
     public nonisolated let startupDiagnostics: [ConsentDiagnostic]
 
-    private let ledger: any ConsentLedger
-    private let now: @Sendable () -> Date
-    private nonisolated let observers = LockedValue<ConsentObservers>(ConsentObservers())
+    let ledger: any ConsentLedger
+    let now: @Sendable () -> Date
+    nonisolated let observers = LockedValue<ConsentObservers>(ConsentObservers())
     /// The last answer of each category (never `expired`: expiry is judged from it).
-    private var answers: [ConsentCategory: ConsentAnswer]
+    var answers: [ConsentCategory: ConsentAnswer]
     /// Where the user is, whether a child, whether a GPC signal is on.
-    public private(set) var context: ConsentContext
+    public internal(set) var context: ConsentContext
     /// A region the app gave that would loosen the rules: it takes effect at the next launch.
-    public private(set) var pendingRegion: ConsentRegion?
+    public internal(set) var pendingRegion: ConsentRegion?
     /// What each source last answered for each category, from the ledger and this run (``applyAnswer(_:for:source:)``).
-    private var lastAnswers: [SourceAnswer: ConsentStatus]
+    var lastAnswers: [SourceAnswer: ConsentStatus]
     /// Records not in the ledger yet, oldest first: remembered source answers the ledger refused, and changes held
     /// while another process kept the data directory's lock. Each is appended before the next record, so the ledger's
     /// order stays the order things happened.
-    private var pending: [PendingRecord] = []
+    var pending: [PendingRecord] = []
     /// Whether a retry of the held changes waits for another process's lock: later changes are held behind them
     /// without waiting again.
-    private var isWaitingForLock = false
+    var isWaitingForLock = false
     /// Refusals only the gate state kept (their ledger append failed), so what outside sources answered after
     /// them may be lost too; see ``applyAnswer(_:for:source:)``. A category leaves once the ledger records a change.
-    private var refusalsMissingFromLedger: Set<ConsentCategory>
+    var refusalsMissingFromLedger: Set<ConsentCategory>
     /// The outside sources whose answer for a category of ``refusalsMissingFromLedger`` was taken as its memory.
-    private var anchoredAnswers: Set<SourceAnswer> = []
+    var anchoredAnswers: Set<SourceAnswer> = []
     /// The ledger as this manager last read it (`nil` when it could not be read): where ``catchUpWithLedger()`` and
     /// the next append continue from.
-    private var ledgerSnapshot: ConsentLedgerSnapshot?
-    private nonisolated let diagnosticHandler: (@Sendable (ConsentDiagnostic) -> Void)?
+    var ledgerSnapshot: ConsentLedgerSnapshot?
+    nonisolated let diagnosticHandler: (@Sendable (ConsentDiagnostic) -> Void)?
     /// The check of the checkpoint start-up trusted, while it runs and after (`nil` when there was none).
-    private nonisolated let ledgerVerification = LockedValue<Task<[ConsentDiagnostic], Never>?>(nil)
+    nonisolated let ledgerVerification = LockedValue<Task<[ConsentDiagnostic], Never>?>(nil)
 
     /// Reads the ledger and the gate's stored refusals, derives the current statuses and attaches them to `privacy`.
     ///
@@ -267,84 +188,6 @@ public actor ConsentManager {
         decisions.values.filter { $0.status != .expired }.compactMap(\.expiresAt).min()
     }
 
-    // MARK: - The clock and the context
-
-    /// Notices every answer that expired since the last call: records an `expired` entry for each and updates the
-    /// gate. Call it when the app comes to the foreground, or at ``nextExpiry``; every other call does it too.
-    ///
-    /// - Returns: The records appended.
-    @discardableResult
-    public func refresh() -> [ConsentRecord] {
-        noticeExpiries()
-    }
-
-    /// Says where the user is now. A region whose rule is stricter (or as strict) takes effect at once; one that
-    /// would loosen the rules (opt-in to opt-out) takes effect at the next launch, when the app passes it to `init`
-    /// (until then it is ``pendingRegion``). A region never turns a refusal into permission.
-    public func setRegion(_ region: ConsentRegion?) {
-        noticeExpiries()
-        let loosens =
-            policy.unanswered.rule(for: context.region) == .optIn && policy.unanswered.rule(for: region) == .optOut
-        if loosens {
-            pendingRegion = region
-        } else {
-            pendingRegion = nil
-            context.region = region
-            updateGate()
-        }
-    }
-
-    /// Marks the user as a child, or unmarks them; takes effect at once. While marked, the policy's
-    /// ``ConsentPolicy/childProhibited`` categories are not permitted whatever any grant says. Only the app sets
-    /// it: no consent source can.
-    public func setChild(_ isChild: Bool) {
-        noticeExpiries()
-        guard context.isChild != isChild else { return }
-        context.isChild = isChild
-        updateGate()
-    }
-
-    /// Applies a Global Privacy Control signal (from the app's web views, its server, or GPP's US National `Gpc`
-    /// field), an outside source of its own (``ConsentSource/gpc``).
-    ///
-    /// Like every outside answer it decides only when it changes, even across launches (the ledger keeps it): when
-    /// it turns on, each ``ConsentPolicy/saleOrSharing`` category is refused, and a grant the user makes later
-    /// stands while the signal stays on. Turning off lifts nothing; it is recorded (a `gpc` record of `unknown`,
-    /// which changes no status) so that turning on again counts.
-    ///
-    /// - Returns: The records appended.
-    /// - Throws: The first ``ConsentRecordingError``; refusals are applied regardless.
-    @discardableResult
-    public func applyGlobalPrivacyControl(_ isOn: Bool) throws(ConsentRecordingError) -> [ConsentRecord] {
-        noticeExpiries()
-        var records: [ConsentRecord] = []
-        var firstError: ConsentRecordingError?
-        for category in policy.saleOrSharing.sorted() {
-            do throws(ConsentRecordingError) {
-                if isOn {
-                    if let record = try applyAnswer(.denied, for: category, source: .gpc) { records.append(record) }
-                } else {
-                    let key = SourceAnswer(source: .gpc, category: category)
-                    guard lastAnswers[key, default: .unknown] != .unknown else { continue }
-                    lastAnswers[key] = .unknown
-                    let record = ConsentRecord(
-                        category: category, previousStatus: .unknown, newStatus: .unknown, time: now(),
-                        policyVersion: policy.version, source: .gpc)
-                    try recordRemembered(record)
-                    records.append(record)
-                }
-            } catch {
-                firstError = firstError ?? error
-            }
-        }
-        if context.isGlobalPrivacyControlOn != isOn {
-            context.isGlobalPrivacyControlOn = isOn
-            updateGate()
-        }
-        if let firstError { throw firstError }
-        return records
-    }
-
     // MARK: - Answers
 
     /// Sets the status of `category`, records it, and updates the features: a decision someone made.
@@ -444,11 +287,21 @@ public actor ConsentManager {
     /// - Throws: The first ``ConsentRecordingError``; every denial is applied regardless.
     @discardableResult
     public func denyAll(source: ConsentSource) throws(ConsentRecordingError) -> [ConsentRecord] {
+        try recordEach(allStatuses.keys.sorted()) { (category) throws(ConsentRecordingError) in
+            try setStatus(.denied, for: category, source: source)
+        }
+    }
+
+    /// Makes `change` for each of `items`, in order, going on after one throws: returns the records appended, or
+    /// throws the first error once every change was made.
+    func recordEach<Item>(
+        _ items: [Item], _ change: (Item) throws(ConsentRecordingError) -> ConsentRecord?
+    ) throws(ConsentRecordingError) -> [ConsentRecord] {
         var records: [ConsentRecord] = []
         var firstError: ConsentRecordingError?
-        for category in allStatuses.keys.sorted() {
-            do {
-                if let record = try setStatus(.denied, for: category, source: source) { records.append(record) }
+        for item in items {
+            do throws(ConsentRecordingError) {
+                if let record = try change(item) { records.append(record) }
             } catch {
                 firstError = firstError ?? error
             }
@@ -542,443 +395,16 @@ public actor ConsentManager {
     public func records() throws -> [ConsentRecord] {
         try ledger.load().records
     }
-
-    // MARK: - Applying
-
-    private func currentDecisions() -> [ConsentCategory: ConsentDecision] {
-        policy.decisions(answers: answers, context: context, now: now())
-    }
-
-    /// Hands the gate the decisions as they stand now; decides no feature.
-    private func updateGate() {
-        privacy.setConsentDecisions(policy: policy, decisions: currentDecisions())
-    }
-
-    /// Records an `expired` entry for each answer whose lifetime ran out since it was last looked at, and updates
-    /// the gate. Expiry only takes away, so it applies even when the ledger refuses the record.
-    @discardableResult
-    private func noticeExpiries() -> [ConsentRecord] {
-        let time = now()
-        var records: [ConsentRecord] = []
-        for (category, answer) in answers.sorted(by: { $0.key < $1.key }) where !answer.isExpiryRecorded {
-            let decision = policy.decision(for: category, answer: answer, context: context, now: time)
-            guard decision.status == .expired else { continue }
-            answers[category]?.isExpiryRecorded = true
-            let record = ConsentRecord(
-                category: category, previousStatus: answer.status, newStatus: .expired, time: time,
-                policyVersion: policy.version, source: .appDefault)
-            let isRecorded: Bool
-            switch underLock({ Result { try append(record) } }) {
-            case .success?:
-                isRecorded = true
-                records.append(record)
-            case .failure(let error)? where !AtomicFile.isLockBusy(error):
-                isRecorded = false
-            default:
-                _ = hold(record)  // Another process keeps the lock: recorded once it is free.
-                isRecorded = false
-            }
-            updateGate()
-            notify(
-                ConsentChange(
-                    category: category, previous: answer.status, current: .expired, source: .appDefault, time: time,
-                    isRecorded: isRecorded))
-        }
-        return records
-    }
-
-    /// Appends `record` to the ledger, after the pending records (which go first, so the ledger's order stays the
-    /// order things happened). When one of those fails, `record` is not appended either.
-    private func append(_ record: ConsentRecord) throws {
-        try appendPending()
-        try appendToLedger(record)
-        if record.previousStatus != record.newStatus { refusalsMissingFromLedger.remove(record.category) }
-    }
-
-    /// Appends the pending records, oldest first, each followed by what its change still waits for; stops at the
-    /// first one the ledger refuses. Called under the data directory's lock, so each record and the gate state its
-    /// change decides are written in one critical section.
-    private func appendPending() throws {
-        while let first = pending.first {
-            try appendToLedger(first.record)
-            pending.removeFirst()
-            let record = first.record
-            if record.previousStatus != record.newStatus { refusalsMissingFromLedger.remove(record.category) }
-            guard first.awaits != .nothing else { continue }
-            let status = policy.decision(
-                for: record.category, answer: answers[record.category], context: context, now: now()
-            ).status
-            if status == record.newStatus {
-                // A held refusal, in force since it was held: its answer and its edge in the gate state.
-                answers[record.category] = ConsentAnswer(record, isTrusted: true)
-                privacy.applyConsentEdge(
-                    record.category, edge: record.newStatus, policy: policy, decisions: currentDecisions())
-            } else {
-                apply(record, isRecorded: true)
-            }
-        }
-    }
-
-    /// Appends a record of what a source said that changes no status; when the ledger refuses it, it is kept for
-    /// the next append (the answer is already remembered), and when another process keeps the lock, it is held.
-    private func recordRemembered(_ record: ConsentRecord) throws(ConsentRecordingError) {
-        switch underLock({ Result { try append(record) } }) {
-        case .success?:
-            return
-        case .failure(let error)? where !AtomicFile.isLockBusy(error):
-            pending.append(PendingRecord(record: record, awaits: .nothing))
-            throw ConsentRecordingError(record: record, applied: true, underlying: error)
-        default:
-            throw hold(record)
-        }
-    }
-
-    // MARK: - Held for another process's lock
-
-    /// Runs `body` in one hold of the data directory's lock, waited for at most `bound`: `nil` when another process
-    /// kept it that long, or when changes are already held for it (this one is held behind them without waiting).
-    private func underLock<Result>(
-        waitingAtMost bound: Duration = AtomicFile.lockWaitBound, _ body: () -> Result
-    ) -> Result? {
-        guard !isWaitingForLock else { return nil }
-        return privacy.withStoreLockHeld(waitingAtMost: bound, body)
-    }
-
-    /// Whether changes wait for a lock another process keeps (see ``setStatus(_:for:source:)``): they are recorded
-    /// in the background once it is free. A process about to exit (an app extension, a command-line tool) waits
-    /// until this is `false`, or loses them.
-    public var isHoldingChanges: Bool { isWaitingForLock }
-
-    /// The status `category` will have once the held changes apply: the newest held change's, else the current one.
-    private func intendedStatus(for category: ConsentCategory) -> ConsentStatus {
-        pending.last { $0.record.category == category && $0.awaits != .nothing }?.record.newStatus
-            ?? status(for: category)
-    }
-
-    /// Holds `record` until another process lets go of the data directory's lock: a refusal is in force at once
-    /// (the consent layer withholds its features; its edge in the gate state is written with the record), a grant or
-    /// unknown applies once recorded, and a record that changes no status waits only to be appended.
-    private func hold(_ record: ConsentRecord) -> ConsentRecordingError {
-        let changesStatus = record.previousStatus != record.newStatus && record.newStatus != .expired
-        let awaits: PendingRecord.Awaiting =
-            !changesStatus ? .nothing : record.newStatus.isRefusal ? .refusalEdge : .change
-        pending.append(PendingRecord(record: record, awaits: awaits))
-        if awaits == .refusalEdge {
-            answers[record.category] = ConsentAnswer(record, isTrusted: true)
-            updateGate()
-            notify(
-                ConsentChange(
-                    category: record.category, previous: record.previousStatus, current: record.newStatus,
-                    source: record.source, time: record.time, isRecorded: false))
-        }
-        if !isWaitingForLock {
-            isWaitingForLock = true
-            diagnosticHandler?(.changesHeld(ledger: String(describing: ledger)))
-            retryHeldLater(after: 0.01)
-        }
-        return ConsentRecordingError(
-            record: record, applied: awaits != .change, underlying: PrivacyManager.busyError, isHeld: true)
-    }
-
-    /// Retries the held changes once the lock is free, from a background thread that waits for it (so no caller
-    /// does).
-    private nonisolated func retryHeldLater(after delay: Double) {
-        privacy.whenStoreLockFree(after: delay) { [weak self] in
-            Task { await self?.retryHeld(delay: delay) }
-        }
-    }
-
-    /// Records the held changes and writes the gate state they decide, in one hold of the lock (tried, not waited
-    /// for); while another process keeps it, tries again later. A ledger that refuses them otherwise ends the wait:
-    /// a refusal stays applied (and is recorded before the next record), a grant is not applied.
-    private func retryHeld(delay: Double) {
-        isWaitingForLock = false
-        let outcome = underLock(waitingAtMost: .zero) { () -> (any Error)? in
-            privacy.reloadStoredState()
-            do {
-                try appendPending()
-                return nil
-            } catch {
-                return error
-            }
-        }
-        guard let error = outcome ?? PrivacyManager.busyError else { return }
-        if AtomicFile.isLockBusy(error) {
-            isWaitingForLock = true
-            retryHeldLater(after: min(delay * 2, 1))
-            return
-        }
-        var kept: [PendingRecord] = []
-        for entry in pending {
-            let record = entry.record
-            switch entry.awaits {
-            case .nothing:
-                kept.append(entry)
-                continue
-            case .refusalEdge:
-                privacy.applyConsentEdge(
-                    record.category, edge: record.newStatus, policy: policy, decisions: currentDecisions())
-                kept.append(PendingRecord(record: record, awaits: .nothing))
-            case .change:
-                // Not applied; the source's next answer counts again.
-                let key = SourceAnswer(source: record.source, category: record.category)
-                if lastAnswers[key] == record.newStatus { lastAnswers[key] = nil }
-            }
-            let failure = ConsentRecordingError(
-                record: record, applied: entry.awaits == .refusalEdge, underlying: error)
-            diagnosticHandler?(.heldChangeNotRecorded(failure))
-        }
-        pending = kept
-    }
-
-    /// The categories whose held refusal is in force: what other writers appended before it does not change them
-    /// (the refusal goes into the ledger after it).
-    private var heldRefusals: Set<ConsentCategory> {
-        Set(pending.filter { $0.awaits == .refusalEdge }.map(\.record.category))
-    }
-
-    /// Takes `record` as the category's answer, applies its edge to the gate and tells the observers. A record
-    /// another process appended (`isFromLedger`) is not saved into the gate state again: that process saved it.
-    @discardableResult
-    private func apply(
-        _ record: ConsentRecord, isRecorded: Bool, isTrusted: Bool = true, isFromLedger: Bool = false
-    ) -> ConsentChange {
-        answers[record.category] = ConsentAnswer(record, isTrusted: isTrusted)
-        privacy.applyConsentEdge(
-            record.category, edge: record.newStatus, policy: policy, decisions: currentDecisions(),
-            isSavedElsewhere: isFromLedger)
-        return notify(
-            ConsentChange(
-                category: record.category,
-                previous: record.previousStatus,
-                current: record.newStatus,
-                source: record.source,
-                time: record.time,
-                isRecorded: isRecorded
-            ))
-    }
-
-    @discardableResult
-    private func notify(_ change: ConsentChange) -> ConsentChange {
-        for handler in observers.withLock({ $0.handlers.map(\.handler) }) { handler.call(change) }
-        return change
-    }
-
-    // MARK: - Checking the checkpoint
-
-    /// Waits until the checkpoint start-up read has been checked against the ledger, and what the check found is
-    /// applied.
-    ///
-    /// Start-up trusts a ``FileConsentLedger``'s checkpoint as far as its length and last bytes say, so that a launch
-    /// costs the same however long the trail. Right after, a task of utility priority reads the bytes the checkpoint
-    /// covers once and compares them with the digest the checkpoint recorded; when they differ (a record rewritten
-    /// in place, a corrupted byte) or it recorded none (an earlier version wrote it), the whole trail is folded from
-    /// its start and its statuses replace the checkpoint's: the gate and the observers follow, as for
-    /// ``catchUpWithLedger()``. The check writes nothing. Calls made meanwhile are not held up: a refusal still
-    /// applies at once.
-    ///
-    /// - Returns: What the check found (also handed to the diagnostic handler): nothing when the checkpoint held or
-    ///   start-up read every entry.
-    @discardableResult
-    public nonisolated func waitForLedgerVerification() async -> [ConsentDiagnostic] {
-        guard let task = ledgerVerification.withLock({ $0 }) else { return [] }
-        return await task.value
-    }
-
-    /// Starts the check of `checkpoint`, off the caller's thread and off this actor while the ledger is read.
-    private nonisolated func verifyLater(_ checkpoint: ConsentLedgerTrustedCheckpoint, of ledger: any ConsentLedger) {
-        let task = Task.detached(priority: .utility) { [weak self] () -> [ConsentDiagnostic] in
-            guard self != nil else { return [] }
-            let check = Result { () throws -> ConsentLedgerCheckpointCheck in
-                if let verifying = ledger as? any ConsentLedgerVerifying {
-                    return try verifying.verifyCheckpoint(checkpoint)
-                }
-                // Another ledger that handed over a file ledger's reading: folded whole, from what it loads.
-                let whole = ConsentLedgerSnapshot(trail: ConsentTrail(try ledger.load()))
-                return .refolded(ConsentLedgerReading(snapshot: whole, appended: nil), disagrees: false)
-            }
-            return await self?.apply(check) ?? []
-        }
-        ledgerVerification.withLock { $0 = task }
-    }
-
-    /// Applies what the check of the checkpoint found: a whole fold, with what was appended since on top, is taken
-    /// as a catch-up takes a rewritten ledger.
-    private func apply(_ check: Result<ConsentLedgerCheckpointCheck, any Error>) -> [ConsentDiagnostic] {
-        let name = String(describing: ledger)
-        var diagnostics: [ConsentDiagnostic] = []
-        switch check {
-        case .failure(let error):
-            diagnostics.append(.ledgerCheckpointUnchecked(ledger: name, error: error))
-        case .success(.holds):
-            break
-        case .success(.refolded(let whole, let disagrees)):
-            var reading = whole
-            if whole.snapshot.position != nil, let later = try? ledger.readTrail(after: whole.snapshot),
-                later.appended != nil
-            {
-                reading = later
-            }
-            ledgerSnapshot = reading.snapshot
-            reconcile(with: reading.snapshot.trail)
-            if disagrees {
-                diagnostics.append(.ledgerCheckpointMismatch(ledger: name))
-                let unreadable = reading.snapshot.trail.unreadableEntries
-                if unreadable > 0 { diagnostics.append(.ledgerHasUnreadableEntries(ledger: name, count: unreadable)) }
-            }
-        }
-        for diagnostic in diagnostics { diagnosticHandler?(diagnostic) }
-        return diagnostics
-    }
-
-    // MARK: - Other writers of the ledger
-
-    /// Applies what other writers of the ledger (other processes sharing the data directory, or other managers of
-    /// the same ledger) appended since this manager last read it: the statuses, the gate and the observers follow,
-    /// as they would for changes made here, and a relaunch would find the same.
-    ///
-    /// Reads only what was appended since (a ``FileConsentLedger`` reads from where this manager stopped). When the
-    /// ledger no longer continues what this manager read (it was replaced, cut or rewritten, or cannot read from a
-    /// point), the whole trail is folded again and taken as a relaunch would take it (refusals the gate state keeps
-    /// stay), and each category whose answer differs changes. A ledger that cannot be read changes nothing; the
-    /// next call tries again. Writes nothing but what the changes decide in the gate state.
-    ///
-    /// Call it when the ledger may have changed: from the `onLedgerChange` closure of
-    /// ``PrivacyManager/watchForChangesFromOtherProcesses(in:watcher:onLedgerChange:)``, and when protected data
-    /// becomes available after a launch that could not read the ledger.
-    ///
-    /// - Returns: The changes applied, in order, as the observers received them.
-    @discardableResult
-    public func catchUpWithLedger() -> [ConsentChange] {
-        guard let reading = try? ledger.readTrail(after: ledgerSnapshot) else { return [] }
-        ledgerSnapshot = reading.snapshot
-        if let appended = reading.appended { return applyFromLedger(appended) }
-        return reconcile(with: reading.snapshot.trail)
-    }
-
-    /// Appends `record`. When the ledger returns what other writers appended before it since this manager last
-    /// read it, applies that first; otherwise the next ``catchUpWithLedger()`` reads the trail afresh.
-    private func appendToLedger(_ record: ConsentRecord) throws {
-        let reading = try ledger.append(record, after: ledgerSnapshot)
-        guard let reading, let appended = reading.appended else {
-            ledgerSnapshot = ledgerSnapshot.map { ConsentLedgerSnapshot(trail: $0.trail) }
-            return
-        }
-        ledgerSnapshot = reading.snapshot
-        applyFromLedger(appended)
-    }
-
-    /// Applies entries another writer appended, one by one, as ``ConsentTrail/fold(_:)`` folds them.
-    @discardableResult
-    private func applyFromLedger(_ contents: ConsentLedgerContents) -> [ConsentChange] {
-        let isTrusted = (ledgerSnapshot?.trail.unreadableEntries ?? 0) == 0
-        let heldRefusals = heldRefusals
-        var changes: [ConsentChange] = []
-        var isGateStale = false
-        for record in contents.records {
-            let answer = answers[record.category]
-            // Unknown is no answer, except a Global Privacy Control signal going off (as ConsentTrail folds it).
-            if record.newStatus != .expired && (record.newStatus != .unknown || record.source == .gpc) {
-                lastAnswers[SourceAnswer(source: record.source, category: record.category)] = record.newStatus
-            }
-            if record.previousStatus != record.newStatus { refusalsMissingFromLedger.remove(record.category) }
-            if record.source == .gpc && context.isGlobalPrivacyControlOn != (record.newStatus == .denied) {
-                context.isGlobalPrivacyControlOn = record.newStatus == .denied
-                isGateStale = true
-            }
-            guard !heldRefusals.contains(record.category) else { continue }
-            if record.newStatus == .expired {
-                guard let answer, !answer.isExpiryRecorded else { continue }
-                answers[record.category]?.isExpiryRecorded = true
-                updateGate()
-                changes.append(
-                    notify(
-                        ConsentChange(
-                            category: record.category, previous: answer.status, current: .expired,
-                            source: .appDefault, time: record.time, isRecorded: true)))
-            } else if ConsentTrail.changesAnswer(record, answer) {
-                let status = policy.decision(for: record.category, answer: answer, context: context, now: now()).status
-                if status == record.newStatus {
-                    // The status it already has: the answer's lifetime restarts; no edge, no change.
-                    answers[record.category] = ConsentAnswer(record, isTrusted: isTrusted)
-                    isGateStale = true
-                } else {
-                    changes.append(apply(record, isRecorded: true, isTrusted: isTrusted, isFromLedger: true))
-                }
-            }
-        }
-        if contents.unreadableEntries > 0 {
-            answers = ConsentTrail.untrusted(answers)
-            isGateStale = true
-        }
-        if isGateStale { updateGate() }
-        return changes
-    }
-
-    /// Takes `trail`, the whole ledger folded afresh, as a relaunch would (with the refusals the gate state keeps):
-    /// each category whose answer's status differs takes it as an edge; each whose status now reads differently
-    /// changes.
-    private func reconcile(with trail: ConsentTrail) -> [ConsentChange] {
-        var trail = trail
-        _ = trail.mergeRefusals(privacy.storedConsentRefusals, policyVersion: policy.version)
-        let before = answers
-        let statusesBefore = currentDecisions().mapValues(\.status)
-        let held = heldRefusals
-        answers = trail.answers.filter { !held.contains($0.key) }.merging(before.filter { held.contains($0.key) }) {
-            $1
-        }
-        for (source, categories) in trail.sourceAnswers {
-            for (category, status) in categories {
-                lastAnswers[SourceAnswer(source: source, category: category)] = status
-            }
-        }
-        context.isGlobalPrivacyControlOn = trail.isGlobalPrivacyControlOn
-        var changes: [ConsentChange] = []
-        for category in Set(before.keys).union(answers.keys).sorted() {
-            let answer = answers[category]
-            let decisions = currentDecisions()
-            if (before[category]?.status ?? .unknown) != (answer?.status ?? .unknown) {
-                privacy.applyConsentEdge(
-                    category, edge: answer?.status ?? .unknown, policy: policy, decisions: decisions,
-                    isSavedElsewhere: true)
-            }
-            let previous = statusesBefore[category] ?? .unknown
-            let current = decisions[category]?.status ?? .unknown
-            guard previous != current else { continue }
-            changes.append(
-                notify(
-                    ConsentChange(
-                        category: category, previous: previous, current: current,
-                        source: answer?.source ?? .appDefault, time: answer?.decidedAt ?? now(), isRecorded: true)))
-        }
-        updateGate()
-        return changes
-    }
 }
 
 /// The registered ``ConsentManager/observe(_:)`` callbacks, in registration order.
-private struct ConsentObservers {
+struct ConsentObservers {
     var nextID: UInt64 = 0
     var handlers: [(id: UInt64, handler: ObservedHandler<ConsentChange>)] = []
 }
 
-/// A record not in the ledger yet (see `ConsentManager.pending`), and what of its change waits for it.
-private struct PendingRecord {
-    enum Awaiting {
-        /// Nothing: its change is applied (or it changes no status); it waits only to be appended.
-        case nothing
-        /// A held refusal, in force in memory: its edge in the gate state is written with it.
-        case refusalEdge
-        /// A held grant or unknown: the whole change applies once it is appended.
-        case change
-    }
-
-    var record: ConsentRecord
-    var awaits: Awaiting
-}
-
 /// A source's answer for a category, as ``ConsentManager/applyAnswer(_:for:source:)`` remembers it.
-private struct SourceAnswer: Hashable {
+struct SourceAnswer: Hashable {
     var source: ConsentSource
     var category: ConsentCategory
 }

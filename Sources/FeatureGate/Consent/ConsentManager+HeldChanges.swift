@@ -1,0 +1,120 @@
+import Foundation
+
+extension ConsentManager {
+    /// Runs `body` in one hold of the data directory's lock, waited for at most `bound`: `nil` when another process
+    /// kept it that long, or when changes are already held for it (this one is held behind them without waiting).
+    func underLock<Result>(
+        waitingAtMost bound: Duration = AtomicFile.lockWaitBound, _ body: () -> Result
+    ) -> Result? {
+        guard !isWaitingForLock else { return nil }
+        return privacy.withStoreLockHeld(waitingAtMost: bound, body)
+    }
+
+    /// Whether changes wait for a lock another process keeps (see ``setStatus(_:for:source:)``): they are recorded
+    /// in the background once it is free. A process about to exit (an app extension, a command-line tool) waits
+    /// until this is `false`, or loses them.
+    public var isHoldingChanges: Bool { isWaitingForLock }
+
+    /// The status `category` will have once the held changes apply: the newest held change's, else the current one.
+    func intendedStatus(for category: ConsentCategory) -> ConsentStatus {
+        pending.last { $0.record.category == category && $0.awaits != .nothing }?.record.newStatus
+            ?? status(for: category)
+    }
+
+    /// Holds `record` until another process lets go of the data directory's lock: a refusal is in force at once
+    /// (the consent layer withholds its features; its edge in the gate state is written with the record), a grant or
+    /// unknown applies once recorded, and a record that changes no status waits only to be appended.
+    func hold(_ record: ConsentRecord) -> ConsentRecordingError {
+        let changesStatus = record.previousStatus != record.newStatus && record.newStatus != .expired
+        let awaits: PendingRecord.Awaiting =
+            !changesStatus ? .nothing : record.newStatus.isRefusal ? .refusalEdge : .change
+        pending.append(PendingRecord(record: record, awaits: awaits))
+        if awaits == .refusalEdge {
+            answers[record.category] = ConsentAnswer(record, isTrusted: true)
+            updateGate()
+            notify(
+                ConsentChange(
+                    category: record.category, previous: record.previousStatus, current: record.newStatus,
+                    source: record.source, time: record.time, isRecorded: false))
+        }
+        if !isWaitingForLock {
+            isWaitingForLock = true
+            diagnosticHandler?(.changesHeld(ledger: String(describing: ledger)))
+            retryHeldLater(after: 0.01)
+        }
+        return ConsentRecordingError(
+            record: record, applied: awaits != .change, underlying: PrivacyManager.busyError, isHeld: true)
+    }
+
+    /// Retries the held changes once the lock is free, from a background thread that waits for it (so no caller
+    /// does).
+    nonisolated func retryHeldLater(after delay: Double) {
+        privacy.whenStoreLockFree(after: delay) { [weak self] in
+            Task { await self?.retryHeld(delay: delay) }
+        }
+    }
+
+    /// Records the held changes and writes the gate state they decide, in one hold of the lock (tried, not waited
+    /// for); while another process keeps it, tries again later. A ledger that refuses them otherwise ends the wait:
+    /// a refusal stays applied (and is recorded before the next record), a grant is not applied.
+    func retryHeld(delay: Double) {
+        isWaitingForLock = false
+        let outcome = underLock(waitingAtMost: .zero) { () -> (any Error)? in
+            privacy.reloadStoredState()
+            do {
+                try appendPending()
+                return nil
+            } catch {
+                return error
+            }
+        }
+        guard let error = outcome ?? PrivacyManager.busyError else { return }
+        if AtomicFile.isLockBusy(error) {
+            isWaitingForLock = true
+            retryHeldLater(after: min(delay * 2, 1))
+            return
+        }
+        var kept: [PendingRecord] = []
+        for entry in pending {
+            let record = entry.record
+            switch entry.awaits {
+            case .nothing:
+                kept.append(entry)
+                continue
+            case .refusalEdge:
+                privacy.applyConsentEdge(
+                    record.category, edge: record.newStatus, policy: policy, decisions: currentDecisions())
+                kept.append(PendingRecord(record: record, awaits: .nothing))
+            case .change:
+                // Not applied; the source's next answer counts again.
+                let key = SourceAnswer(source: record.source, category: record.category)
+                if lastAnswers[key] == record.newStatus { lastAnswers[key] = nil }
+            }
+            let failure = ConsentRecordingError(
+                record: record, applied: entry.awaits == .refusalEdge, underlying: error)
+            diagnosticHandler?(.heldChangeNotRecorded(failure))
+        }
+        pending = kept
+    }
+
+    /// The categories whose held refusal is in force: what other writers appended before it does not change them
+    /// (the refusal goes into the ledger after it).
+    var heldRefusals: Set<ConsentCategory> {
+        Set(pending.filter { $0.awaits == .refusalEdge }.map(\.record.category))
+    }
+}
+
+/// A record not in the ledger yet (see `ConsentManager.pending`), and what of its change waits for it.
+struct PendingRecord {
+    enum Awaiting {
+        /// Nothing: its change is applied (or it changes no status); it waits only to be appended.
+        case nothing
+        /// A held refusal, in force in memory: its edge in the gate state is written with it.
+        case refusalEdge
+        /// A held grant or unknown: the whole change applies once it is appended.
+        case change
+    }
+
+    var record: ConsentRecord
+    var awaits: Awaiting
+}

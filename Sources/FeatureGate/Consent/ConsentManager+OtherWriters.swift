@@ -1,0 +1,125 @@
+import Foundation
+
+extension ConsentManager {
+    /// Applies what other writers of the ledger (other processes sharing the data directory, or other managers of
+    /// the same ledger) appended since this manager last read it: the statuses, the gate and the observers follow,
+    /// as they would for changes made here, and a relaunch would find the same.
+    ///
+    /// Reads only what was appended since (a ``FileConsentLedger`` reads from where this manager stopped). When the
+    /// ledger no longer continues what this manager read (it was replaced, cut or rewritten, or cannot read from a
+    /// point), the whole trail is folded again and taken as a relaunch would take it (refusals the gate state keeps
+    /// stay), and each category whose answer differs changes. A ledger that cannot be read changes nothing; the
+    /// next call tries again. Writes nothing but what the changes decide in the gate state.
+    ///
+    /// Call it when the ledger may have changed: from the `onLedgerChange` closure of
+    /// ``PrivacyManager/watchForChangesFromOtherProcesses(in:watcher:onLedgerChange:)``, and when protected data
+    /// becomes available after a launch that could not read the ledger.
+    ///
+    /// - Returns: The changes applied, in order, as the observers received them.
+    @discardableResult
+    public func catchUpWithLedger() -> [ConsentChange] {
+        guard let reading = try? ledger.readTrail(after: ledgerSnapshot) else { return [] }
+        ledgerSnapshot = reading.snapshot
+        if let appended = reading.appended { return applyFromLedger(appended) }
+        return reconcile(with: reading.snapshot.trail)
+    }
+
+    /// Appends `record`. When the ledger returns what other writers appended before it since this manager last
+    /// read it, applies that first; otherwise the next ``catchUpWithLedger()`` reads the trail afresh.
+    func appendToLedger(_ record: ConsentRecord) throws {
+        let reading = try ledger.append(record, after: ledgerSnapshot)
+        guard let reading, let appended = reading.appended else {
+            ledgerSnapshot = ledgerSnapshot.map { ConsentLedgerSnapshot(trail: $0.trail) }
+            return
+        }
+        ledgerSnapshot = reading.snapshot
+        applyFromLedger(appended)
+    }
+
+    /// Applies entries another writer appended, one by one, as ``ConsentTrail/fold(_:)`` folds them.
+    @discardableResult
+    func applyFromLedger(_ contents: ConsentLedgerContents) -> [ConsentChange] {
+        let isTrusted = (ledgerSnapshot?.trail.unreadableEntries ?? 0) == 0
+        let heldRefusals = heldRefusals
+        var changes: [ConsentChange] = []
+        var isGateStale = false
+        for record in contents.records {
+            let answer = answers[record.category]
+            // Unknown is no answer, except a Global Privacy Control signal going off (as ConsentTrail folds it).
+            if record.newStatus != .expired && (record.newStatus != .unknown || record.source == .gpc) {
+                lastAnswers[SourceAnswer(source: record.source, category: record.category)] = record.newStatus
+            }
+            if record.previousStatus != record.newStatus { refusalsMissingFromLedger.remove(record.category) }
+            if record.source == .gpc && context.isGlobalPrivacyControlOn != (record.newStatus == .denied) {
+                context.isGlobalPrivacyControlOn = record.newStatus == .denied
+                isGateStale = true
+            }
+            guard !heldRefusals.contains(record.category) else { continue }
+            if record.newStatus == .expired {
+                guard let answer, !answer.isExpiryRecorded else { continue }
+                answers[record.category]?.isExpiryRecorded = true
+                updateGate()
+                changes.append(
+                    notify(
+                        ConsentChange(
+                            category: record.category, previous: answer.status, current: .expired,
+                            source: .appDefault, time: record.time, isRecorded: true)))
+            } else if ConsentTrail.changesAnswer(record, answer) {
+                let status = policy.decision(for: record.category, answer: answer, context: context, now: now()).status
+                if status == record.newStatus {
+                    // The status it already has: the answer's lifetime restarts; no edge, no change.
+                    answers[record.category] = ConsentAnswer(record, isTrusted: isTrusted)
+                    isGateStale = true
+                } else {
+                    changes.append(apply(record, isRecorded: true, isTrusted: isTrusted, isFromLedger: true))
+                }
+            }
+        }
+        if contents.unreadableEntries > 0 {
+            answers = ConsentTrail.untrusted(answers)
+            isGateStale = true
+        }
+        if isGateStale { updateGate() }
+        return changes
+    }
+
+    /// Takes `trail`, the whole ledger folded afresh, as a relaunch would (with the refusals the gate state keeps):
+    /// each category whose answer's status differs takes it as an edge; each whose status now reads differently
+    /// changes.
+    func reconcile(with trail: ConsentTrail) -> [ConsentChange] {
+        var trail = trail
+        _ = trail.mergeRefusals(privacy.storedConsentRefusals, policyVersion: policy.version)
+        let before = answers
+        let statusesBefore = currentDecisions().mapValues(\.status)
+        let held = heldRefusals
+        answers = trail.answers.filter { !held.contains($0.key) }.merging(before.filter { held.contains($0.key) }) {
+            $1
+        }
+        for (source, categories) in trail.sourceAnswers {
+            for (category, status) in categories {
+                lastAnswers[SourceAnswer(source: source, category: category)] = status
+            }
+        }
+        context.isGlobalPrivacyControlOn = trail.isGlobalPrivacyControlOn
+        var changes: [ConsentChange] = []
+        for category in Set(before.keys).union(answers.keys).sorted() {
+            let answer = answers[category]
+            let decisions = currentDecisions()
+            if (before[category]?.status ?? .unknown) != (answer?.status ?? .unknown) {
+                privacy.applyConsentEdge(
+                    category, edge: answer?.status ?? .unknown, policy: policy, decisions: decisions,
+                    isSavedElsewhere: true)
+            }
+            let previous = statusesBefore[category] ?? .unknown
+            let current = decisions[category]?.status ?? .unknown
+            guard previous != current else { continue }
+            changes.append(
+                notify(
+                    ConsentChange(
+                        category: category, previous: previous, current: current,
+                        source: answer?.source ?? .appDefault, time: answer?.decidedAt ?? now(), isRecorded: true)))
+        }
+        updateGate()
+        return changes
+    }
+}
