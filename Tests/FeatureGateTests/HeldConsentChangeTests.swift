@@ -14,7 +14,7 @@ import Darwin
 /// lock is free, in the order the changes were made. The holder stays stopped until each test's checks are done, so
 /// on code that waits for the lock the checks time out (bounded waits, no durations asserted).
 @Suite struct HeldConsentChangeTests {
-    typealias StoppedHolder = StoppedLockHolderTests.StoppedHolder
+    typealias StoppedHolder = StoppedLockHolder
 
     static let policy = ConsentPolicy(version: 1, features: [.analytics: .analytics, .advertising: .inAppAutomation])
 

@@ -3,39 +3,12 @@ import Foundation
 import PackageTestSupport
 import Testing
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// Another process holds the data directory's lock and is stopped (SIGSTOP: a debugger, a suspended process, a slow
 /// disk): a take-away still applies at once, no caller waits for it, and start-up comes up. Each test keeps the
 /// holder stopped until its checks are done, so on code that waits for the lock the checks time out (bounded waits,
 /// no durations asserted).
 @Suite struct StoppedLockHolderTests {
-    /// A child that holds `directory`'s lock, stopped; `leavingTemporary` leaves a temporary file of its own there.
-    final class StoppedHolder {
-        let process: Process
-        private var isReleased = false
-
-        init(directory: URL, leavingTemporary: Bool = false) throws {
-            process = try startFixture(
-                mode: "hold", path: directory.path(percentEncoded: false), size: leavingTemporary ? 1 : 0)
-            kill(process.processIdentifier, SIGSTOP)
-        }
-
-        /// Lets the holder run again and kills it: the lock is free.
-        func release() {
-            guard !isReleased else { return }
-            isReleased = true
-            kill(process.processIdentifier, SIGCONT)
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-        }
-
-        deinit { release() }
-    }
+    typealias StoppedHolder = StoppedLockHolder
 
     /// Runs `body` on a thread of its own; the flag says when it returned.
     static func detached(_ body: @escaping @Sendable () -> Void) -> LockedValue<Bool> {
@@ -144,5 +117,35 @@ import Darwin
             (try? FileConsentLedger(url: data.consentLedgerFile).load().records.last?.newStatus) == .denied
         }
         #expect(recorded)
+    }
+
+    @Test func theLastFeatureGoingOffForgetsTheIdentifierAtOnceAndDeletesItsFileOnceTheLockIsFree() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let data = PrivacyDataDirectory(url: directory.url.appending(path: "data"))
+        let privacy = PrivacyManager(
+            configuration: PrivacyConfiguration(enabledFeatures: []), store: FileFeatureStore(url: data.stateFile))
+        privacy.enableFeatures(.analytics)
+        let identifier = AnonymousIdentifier(privacy: privacy, url: data.anonymousIdentifierFile)
+        let old = try #require(try identifier.current())
+        let file = data.anonymousIdentifierFile.path(percentEncoded: false)
+        let holder = try StoppedHolder(directory: data.url)
+        defer { holder.release() }
+
+        let disabled = Self.detached { privacy.disableFeatures(.analytics) }
+        let returned = eventually(within: 10) { disabled.withLock { $0 } }
+        #expect(returned, "disableFeatures waited for the stopped process to delete the identifier")
+        guard returned else { return }
+        #expect(FileManager.default.fileExists(atPath: file), "deleted while another process held the lock")
+        // Forgotten all the same: a feature back on never hands out the old identifier.
+        privacy.enableFeatures(.analytics)
+        #expect((try? identifier.current()) != old)
+        privacy.disableFeatures(.analytics)
+
+        holder.release()
+        #expect(eventually(within: 10) { !FileManager.default.fileExists(atPath: file) })
+        privacy.enableFeatures(.analytics)
+        let fresh = try #require(try identifier.current())
+        #expect(fresh != old)
     }
 }

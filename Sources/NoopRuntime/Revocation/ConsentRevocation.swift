@@ -60,7 +60,10 @@ import Foundation
 /// an opt-out request) and the runtime moves on to the purge; it waits at most ``deadline`` again, cancelling
 /// whatever is still running, and reports what it could not finish. The erasure request gets ``deadline`` too.
 /// So it returns within 3 × ``deadline`` plus the time of its local file operations (the consent ledger, the
-/// identifier file), and ``RevocationReport/cancelled`` lists what it cancelled.
+/// identifier file), and ``RevocationReport/cancelled`` lists what it cancelled. No file operation waits longer than
+/// ``deadline`` for a lock another process keeps on the data directory (the consent denials wait at most 100 ms,
+/// then are held and recorded once it is free): one that would is reported in ``RevocationReport/failures`` and
+/// left in the pending record for the next start.
 ///
 /// Thread safety: `revokeAll` may be called from any task; concurrent calls may both purge, but at most one
 /// sends the erasure request.
@@ -230,19 +233,23 @@ public struct ConsentRevocation: Sendable {
         let purged = report.totalPurged.failures.isEmpty && !report.failures.contains { $0.isSettling }
         step(.subsystemsPurged)
 
-        var identifierDeleted = true
-        do {
-            report.identifierReset = try identifier.reset() || pending.anonymousIdentifier != nil
-        } catch {
-            identifierDeleted = false
-            report.failures.append(.identifierNotReset(error))
-        }
-        // A write killed before its rename leaves a temporary file (a copy of the identifier, say) beside the data.
-        if let directory = identifier.url?.deletingLastPathComponent() {
-            let removal = AtomicFile.removeTemporaries(in: directory)
-            report.removedTemporaryFiles = removal.removed
-            report.failures += removal.failures.map { .temporaryFileNotRemoved($0) }
-            identifierDeleted = identifierDeleted && removal.failures.isEmpty
+        // Another process's lock is waited for at most `deadline`: past it, the step is left for the next start.
+        let identifierDeleted = AtomicFile.$lockWait.withValue(deadline) { () -> Bool in
+            var deleted = true
+            do {
+                report.identifierReset = try identifier.reset() || pending.anonymousIdentifier != nil
+            } catch {
+                deleted = false
+                report.failures.append(.identifierNotReset(error))
+            }
+            // A write killed before its rename leaves a temporary file (a copy of the identifier, say) beside it.
+            if let directory = identifier.url?.deletingLastPathComponent() {
+                let removal = AtomicFile.removeTemporaries(in: directory)
+                report.removedTemporaryFiles = removal.removed
+                report.failures += removal.failures.map { .temporaryFileNotRemoved($0) }
+                deleted = deleted && removal.failures.isEmpty
+            }
+            return deleted
         }
         step(.identifierDeleted)
 

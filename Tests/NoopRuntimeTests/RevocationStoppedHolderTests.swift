@@ -1,0 +1,57 @@
+import FeatureGate
+import Foundation
+import NoopRuntime
+import PackageTestSupport
+import Testing
+
+/// Revoke-all while another process holds the data directory's lock, stopped (issue 28): everything closes at once,
+/// the call returns within its bounds, and the denials it could not write wait for the lock, not the caller.
+@Suite struct RevocationStoppedHolderTests {
+    @Test func revokeAllClosesEverythingAndReturnsWhileAStoppedProcessHoldsTheLock() async throws {
+        let directory = URL(filePath: NSTemporaryDirectory()).appending(path: "noop-revoke-held-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let data = PrivacyDataDirectory(url: directory.appending(path: "data"))
+        let policy = ConsentPolicy(version: 1, features: [.analytics: .analytics])
+        let privacy = PrivacyManager(
+            configuration: PrivacyConfiguration(enabledFeatures: []), store: FileFeatureStore(url: data.stateFile),
+            consentPolicy: policy)
+        let consent = ConsentManager(privacy: privacy, ledger: FileConsentLedger(url: data.consentLedgerFile))
+        try await consent.setStatus(.granted, for: .analytics, source: .user)
+        privacy.enableFeatures(.push)
+        let identifier = AnonymousIdentifier(privacy: privacy, url: data.anonymousIdentifierFile)
+        _ = try identifier.current()
+        let revocation = ConsentRevocation(
+            consent: consent, runtime: SubsystemRuntime(privacy: privacy), identifier: identifier,
+            deadline: .milliseconds(200))
+        let holder = try StoppedLockHolder(directory: data.url)
+        defer { holder.release() }
+
+        let report = LockedValue<RevocationReport?>(nil)
+        Task {
+            let done = await revocation.revokeAll()
+            report.withLock { $0 = done }
+        }
+        var returned = false
+        for _ in 0..<2_000 where !returned {
+            try await Task.sleep(for: .milliseconds(5))
+            returned = report.withLock { $0 } != nil
+        }
+        #expect(returned, "revokeAll waited for the stopped process")
+        guard let finished = report.withLock({ $0 }) else { return }
+        #expect(!privacy.isAnyEnabled())
+        #expect(await consent.status(for: .analytics) == .denied)
+        // What it could not write is reported, not waited for.
+        #expect(!finished.failures.isEmpty)
+        #expect(finished.failures.contains { "\($0)".contains("held") }, "\(finished.failures)")
+
+        holder.release()
+        var recorded = false
+        for _ in 0..<2_000 where !recorded {
+            try await Task.sleep(for: .milliseconds(5))
+            let records = (try? FileConsentLedger(url: data.consentLedgerFile).load().records) ?? []
+            recorded = records.last.map { $0.category == .analytics && $0.newStatus == .denied } ?? false
+        }
+        #expect(recorded, "the held denial was not recorded once the lock was free")
+        #expect(!privacy.isAnyEnabled())
+    }
+}
