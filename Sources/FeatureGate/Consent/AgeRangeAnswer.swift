@@ -130,13 +130,16 @@ public struct FileAgeRangeAnswerStore: AgeRangeAnswerStore {
         return contents.answer
     }
 
-    /// Replaces the file with `answer`.
+    /// Replaces the file with `answer`, waiting at most about 100 ms for another process that holds the data
+    /// directory's lock (past that it throws, and nothing is written).
     public func save(_ answer: AgeRangeAnswer) throws(AgeRangeAnswerStoreError) {
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
         do {
             let data = try encoder.encode(Contents(version: 1, answer: answer))
-            try AtomicFile.write(data, to: url)
+            try AtomicFile.$lockWait.withValue(AtomicFile.lockWait ?? AtomicFile.lockWaitBound) {
+                try AtomicFile.write(data, to: url)
+            }
         } catch let error as FileStoreError {
             throw AgeRangeAnswerStoreError(
                 path: url.path(percentEncoded: false), message: "cannot write (\(error.reason))")

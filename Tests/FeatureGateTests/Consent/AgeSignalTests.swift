@@ -1,5 +1,6 @@
 import FeatureGate
 import Foundation
+import PackageTestSupport
 import Testing
 
 /// Declared age ranges → the child mark: the rule (threshold, straddling ranges, declined), and the source that
@@ -69,6 +70,30 @@ import Testing
         let third = Self.manager(ledger)
         try await AgeSignalSource(consentManager: third, store: store).restore()
         #expect(await third.context.isChild == false)
+    }
+
+    @Test func anAnswerDoesNotWaitForAStoppedProcessThatHoldsTheLock() async throws {
+        let directory = URL(filePath: NSTemporaryDirectory()).appending(path: "age-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let data = PrivacyDataDirectory(url: directory)
+        let consent = Self.manager(InMemoryConsentLedger())
+        let source = AgeSignalSource(consentManager: consent, store: FileAgeRangeAnswerStore(directory: data))
+        let holder = try StoppedLockHolder(directory: data.url)
+        defer { holder.release() }
+
+        let outcome = LockedValue<Result<Bool, AgeRangeAnswerStoreError>?>(nil)
+        Task {
+            do throws(AgeRangeAnswerStoreError) {
+                let isChild = try await source.apply(.range(lowerBound: 13, upperBound: 15))
+                outcome.withLock { $0 = .success(isChild) }
+            } catch {
+                outcome.withLock { $0 = .failure(error) }
+            }
+        }
+        #expect(await ConsentLedgerVerificationTests.eventually { outcome.withLock { $0 } != nil })
+        // Not kept (the lock was not free), but the child mark, a take-away, applies anyway.
+        #expect(throws: AgeRangeAnswerStoreError.self) { try outcome.withLock { $0 }?.get() }
+        #expect(await consent.context.isChild)
     }
 
     @Test func restoringWritesNothingAndAMissingAnswerChangesNothing() async throws {
