@@ -89,6 +89,32 @@ enum FeatureGateTool {
         }
     }
 
+    /// Runs a command group (`featuregate tcf …`): the subcommand its first argument names, with the arguments after
+    /// it. `--help` prints the group's overview; no subcommand prints it as an error, and an unknown one is a usage
+    /// error naming those there are.
+    static func runSubcommand(
+        of group: String, overview: String, _ subcommands: [(name: String, command: any ToolCommand.Type)],
+        _ arguments: [String], console: inout Console
+    ) -> Int32 {
+        guard let subcommand = arguments.first else {
+            console.helpToError(overview)
+            return usageFailure
+        }
+        if let match = subcommands.first(where: { $0.name == subcommand }) {
+            return runCommand(match.command, Array(arguments.dropFirst()), console: &console)
+        }
+        switch subcommand {
+        case "--help", "-h", "help":
+            console.help(overview)
+            return success
+        default:
+            let expected = subcommands.map { "'\($0.name)'" }.joined(separator: " or ")
+            console.err("featuregate \(group): error: unknown subcommand '\(subcommand)'; expected \(expected)")
+            console.err("Run 'featuregate \(group) --help' for the subcommands.")
+            return usageFailure
+        }
+    }
+
     /// Reads one config operand: a path, or `-` for standard input.
     static func load(_ operand: String, with reader: ConfigReader) -> Result<ConfigReadResult, ConfigError> {
         loadDocument(operand, with: reader).map(\.result)
