@@ -115,12 +115,22 @@ enum FeatureGateTool {
         }
     }
 
-    /// Reads one config operand: a path, or `-` for standard input.
-    static func load(_ operand: String, with reader: ConfigReader) -> Result<ConfigReadResult, ConfigError> {
-        loadDocument(operand, with: reader).map(\.result)
+    /// Reads one config operand (a path, or `-` for standard input) for a command that goes on only with a valid
+    /// file: its errors are printed and the result is `nil`, or its warnings are printed and it is returned.
+    static func loadOrReport(
+        _ operand: String, with reader: ConfigReader, console: inout Console
+    ) -> ConfigDocument? {
+        switch loadDocument(operand, with: reader) {
+        case .success(let document):
+            for warning in document.result.warnings { console.err(warning.description) }
+            return document
+        case .failure(let error):
+            for diagnostic in error.diagnostics { console.err(diagnostic.description) }
+            return nil
+        }
     }
 
-    /// Reads one config operand and keeps its parsed tree, for `convert` and `check --airship`.
+    /// Reads one config operand (a path, or `-` for standard input) and keeps its parsed tree.
     static func loadDocument(_ operand: String, with reader: ConfigReader) -> Result<ConfigDocument, ConfigError> {
         do {
             if operand == "-" {
