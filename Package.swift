@@ -65,8 +65,9 @@ let package = Package(
             dependencies: ["FeatureGate", "NoopRuntime", "PackageTestSupport"],
             path: "Tests/Fixtures/FeatureStoreWriter"
         ),
-        // What the test targets share: finding built executables, the package root, a seeded generator.
-        .target(name: "PackageTestSupport", path: "Tests/PackageTestSupport"),
+        // What the test targets share: finding built executables, the package root, a seeded generator, the loopback
+        // HTTP server and a transport to it.
+        .target(name: "PackageTestSupport", dependencies: ["NoopRuntime"], path: "Tests/PackageTestSupport"),
         .testTarget(
             name: "FeatureGateTests",
             dependencies: ["FeatureGate", "feature-store-writer", "PackageTestSupport"]

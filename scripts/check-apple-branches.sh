@@ -28,7 +28,8 @@
 # are `fatalError("shim")`: nothing runs, the point is that the project's code type-checks against the SDK's shapes.
 # - Darwin: re-exports Glibc and adds what Darwin has that Glibc does not (O_EVTONLY, F_FULLFSYNC…) or types
 #   differently (SOCK_STREAM is Int32 on Darwin, an enum case in Glibc).
-# - AppleSDKAdditions: Apple-only declarations of modules Linux also has (Foundation, Dispatch).
+# - AppleSDKAdditions: Apple-only declarations of modules Linux also has (Foundation, Dispatch); it re-exports
+#   Darwin, as Apple's Foundation does, so a file that imports Foundation alone sees Darwin's libc there too.
 # - AppTrackingTransparency, AdSupport, CryptoKit: the parts the package uses.
 #
 # To add a framework (say, an adapter over DeclaredAgeRange under `#if canImport(DeclaredAgeRange)`):

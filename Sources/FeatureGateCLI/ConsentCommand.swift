@@ -12,21 +12,7 @@ enum ConsentCommand {
         """
 
     static func run(_ arguments: [String], console: inout Console) -> Int32 {
-        guard let subcommand = arguments.first else {
-            console.helpToError(overview)
-            return FeatureGateTool.usageFailure
-        }
-        switch subcommand {
-        case "explain":
-            return FeatureGateTool.runCommand(
-                ConsentExplainCommand.self, Array(arguments.dropFirst()), console: &console)
-        case "--help", "-h", "help":
-            console.help(overview)
-            return FeatureGateTool.success
-        default:
-            console.err("featuregate consent: error: unknown subcommand '\(subcommand)'; expected 'explain'")
-            console.err("Run 'featuregate consent --help' for the subcommands.")
-            return FeatureGateTool.usageFailure
-        }
+        FeatureGateTool.runSubcommand(
+            of: "consent", overview: overview, [("explain", ConsentExplainCommand.self)], arguments, console: &console)
     }
 }

@@ -78,14 +78,8 @@ enum ConsentExplainCommand: ToolCommand {
             at = Date()
         }
 
-        let config: ConfigReadResult
-        switch FeatureGateTool.load(configPath, with: options.reader) {
-        case .success(let read): config = read
-        case .failure(let error):
-            for diagnostic in error.diagnostics { console.err(diagnostic.description) }
-            return FeatureGateTool.failure
-        }
-        for warning in config.warnings { console.err(warning.description) }
+        guard let config = FeatureGateTool.loadOrReport(configPath, with: options.reader, console: &console)?.result
+        else { return FeatureGateTool.failure }
         let ledgerData: Data
         do {
             ledgerData = try readIfPresent(ledgerPath, limit: FileConsentLedger.maximumFileSize) ?? Data()

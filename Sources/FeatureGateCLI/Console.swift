@@ -1,14 +1,6 @@
 import FeatureGate
 import Foundation
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// Where the tool writes: standard output for results, standard error for everything about the run.
 ///
 /// A line may hold text from a file the tool read (a key, a value, a path): ``out(_:)`` and ``err(_:)`` escape every

@@ -48,15 +48,10 @@ enum ConvertCommand: ToolCommand {
             throw UsageError(message: "refusing to write a binary plist to a terminal; use -o OUT")
         }
 
-        let document: ConfigDocument
-        switch FeatureGateTool.loadDocument(file, with: options.reader) {
-        case .success(let read): document = read
-        case .failure(let error):
-            for diagnostic in error.diagnostics { console.err(diagnostic.description) }
+        guard let document = FeatureGateTool.loadOrReport(file, with: options.reader, console: &console) else {
             return FeatureGateTool.failure
         }
         let result = document.result
-        for warning in result.warnings { console.err(warning.description) }
         let converted = ConfigWriter.document(
             document.root, with: result.configuration, catalog: options.reader.catalog, format: format)
         let data: Data

@@ -35,14 +35,8 @@ enum ExplainCommand: ToolCommand {
         let options = try ReadingOptions(arguments)
         let file = try arguments.onlyOperand("FILE", tooMany: "explain takes one FILE")
         let statePath = try arguments.value("--state")
-        let result: ConfigReadResult
-        switch FeatureGateTool.load(file, with: options.reader) {
-        case .success(let read): result = read
-        case .failure(let error):
-            for diagnostic in error.diagnostics { console.err(diagnostic.description) }
-            return FeatureGateTool.failure
-        }
-        for warning in result.warnings { console.err(warning.description) }
+        guard let result = FeatureGateTool.loadOrReport(file, with: options.reader, console: &console)?.result
+        else { return FeatureGateTool.failure }
 
         var record: Data?
         if let statePath {

@@ -89,12 +89,48 @@ enum FeatureGateTool {
         }
     }
 
-    /// Reads one config operand: a path, or `-` for standard input.
-    static func load(_ operand: String, with reader: ConfigReader) -> Result<ConfigReadResult, ConfigError> {
-        loadDocument(operand, with: reader).map(\.result)
+    /// Runs a command group (`featuregate tcf …`): the subcommand its first argument names, with the arguments after
+    /// it. `--help` prints the group's overview; no subcommand prints it as an error, and an unknown one is a usage
+    /// error naming those there are.
+    static func runSubcommand(
+        of group: String, overview: String, _ subcommands: [(name: String, command: any ToolCommand.Type)],
+        _ arguments: [String], console: inout Console
+    ) -> Int32 {
+        guard let subcommand = arguments.first else {
+            console.helpToError(overview)
+            return usageFailure
+        }
+        if let match = subcommands.first(where: { $0.name == subcommand }) {
+            return runCommand(match.command, Array(arguments.dropFirst()), console: &console)
+        }
+        switch subcommand {
+        case "--help", "-h", "help":
+            console.help(overview)
+            return success
+        default:
+            let expected = subcommands.map { "'\($0.name)'" }.joined(separator: " or ")
+            console.err("featuregate \(group): error: unknown subcommand '\(subcommand)'; expected \(expected)")
+            console.err("Run 'featuregate \(group) --help' for the subcommands.")
+            return usageFailure
+        }
     }
 
-    /// Reads one config operand and keeps its parsed tree, for `convert` and `check --airship`.
+    /// Reads one config operand (a path, or `-` for standard input) for a command that goes on only with a valid
+    /// file: its errors are printed and the result is `nil`, or its warnings are printed and it is returned.
+    static func loadOrReport(
+        _ operand: String, with reader: ConfigReader, console: inout Console
+    ) -> ConfigDocument? {
+        switch loadDocument(operand, with: reader) {
+        case .success(let document):
+            for warning in document.result.warnings { console.err(warning.description) }
+            return document
+        case .failure(let error):
+            for diagnostic in error.diagnostics { console.err(diagnostic.description) }
+            return nil
+        }
+    }
+
+    /// Reads one config operand (a path, or `-` for standard input) and keeps its parsed tree.
     static func loadDocument(_ operand: String, with reader: ConfigReader) -> Result<ConfigDocument, ConfigError> {
         do {
             if operand == "-" {

@@ -17,21 +17,8 @@ enum GPPCommand {
         """
 
     static func run(_ arguments: [String], console: inout Console) -> Int32 {
-        guard let subcommand = arguments.first else {
-            console.helpToError(overview)
-            return FeatureGateTool.usageFailure
-        }
-        switch subcommand {
-        case "decode":
-            return FeatureGateTool.runCommand(GPPDecodeCommand.self, Array(arguments.dropFirst()), console: &console)
-        case "--help", "-h", "help":
-            console.help(overview)
-            return FeatureGateTool.success
-        default:
-            console.err("featuregate gpp: error: unknown subcommand '\(subcommand)'; expected 'decode'")
-            console.err("Run 'featuregate gpp --help' for the subcommands.")
-            return FeatureGateTool.usageFailure
-        }
+        FeatureGateTool.runSubcommand(
+            of: "gpp", overview: overview, [("decode", GPPDecodeCommand.self)], arguments, console: &console)
     }
 }
 

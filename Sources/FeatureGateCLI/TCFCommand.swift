@@ -20,22 +20,9 @@ enum TCFCommand {
         """
 
     static func run(_ arguments: [String], console: inout Console) -> Int32 {
-        guard let subcommand = arguments.first else {
-            console.helpToError(overview)
-            return FeatureGateTool.usageFailure
-        }
-        let rest = Array(arguments.dropFirst())
-        switch subcommand {
-        case "decode": return FeatureGateTool.runCommand(TCFDecodeCommand.self, rest, console: &console)
-        case "apply": return FeatureGateTool.runCommand(TCFApplyCommand.self, rest, console: &console)
-        case "--help", "-h", "help":
-            console.help(overview)
-            return FeatureGateTool.success
-        default:
-            console.err("featuregate tcf: error: unknown subcommand '\(subcommand)'; expected 'decode' or 'apply'")
-            console.err("Run 'featuregate tcf --help' for the subcommands.")
-            return FeatureGateTool.usageFailure
-        }
+        FeatureGateTool.runSubcommand(
+            of: "tcf", overview: overview, [("decode", TCFDecodeCommand.self), ("apply", TCFApplyCommand.self)],
+            arguments, console: &console)
     }
 }
 

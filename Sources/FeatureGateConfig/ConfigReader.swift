@@ -1,16 +1,6 @@
 import FeatureGate
 import Foundation
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#elseif canImport(Android)
-import Android
-#endif
-
 /// Reads `enabledFeatures`, `resetEnabledFeatures` and `consentPolicy` from an XML plist, a binary plist, an
 /// old-style (OpenStep) plist or a JSON file, and enables exactly what it names.
 ///

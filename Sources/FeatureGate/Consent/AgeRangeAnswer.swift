@@ -161,9 +161,10 @@ public actor AgeSignalSource {
     /// The consent manager whose child mark this sets.
     public nonisolated let consentManager: ConsentManager
     private let store: any AgeRangeAnswerStore
-    /// The last call started: each waits for it, so answers are kept and applied in the order they came, and the kept
-    /// answer and the mark never disagree (an actor alone would interleave two calls at their `await`s).
-    private var lastCall: Task<Void, Never>?
+    /// The calls, one at a time: each waits for the last one started, so answers are kept and applied in the order
+    /// they came, and the kept answer and the mark never disagree (an actor alone would interleave two calls at their
+    /// `await`s).
+    private var calls = SerialCalls()
 
     /// Creates a source; nothing is read until ``restore()``.
     public init(consentManager: ConsentManager, store: any AgeRangeAnswerStore) {
@@ -216,12 +217,6 @@ public actor AgeSignalSource {
     private func serially<Value: Sendable>(
         _ body: @escaping @Sendable (isolated AgeSignalSource) async -> Result<Value, AgeRangeAnswerStoreError>
     ) async -> Result<Value, AgeRangeAnswerStoreError> {
-        let previous = lastCall
-        let next = Task {
-            await previous?.value
-            return await body(self)
-        }
-        lastCall = Task { _ = await next.value }
-        return await next.value
+        await calls.enqueue(on: self, body).value
     }
 }

@@ -1,14 +1,6 @@
 import Dispatch
 import Foundation
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// Which of FeatureGate's files in a data directory may have changed.
 public struct DataDirectoryChange: OptionSet, Sendable, Hashable {
     /// The bits: one per file.

@@ -97,6 +97,17 @@ package struct ConfigValidator {
         return features(from: entry.value)
     }
 
+    /// The feature name an element of a list of names holds, or `nil` after reporting that it is not a string.
+    mutating func featureName(_ element: ConfigNode, at path: String) -> String? {
+        guard case .string(let name) = element.value else {
+            report(
+                .error, .wrongType, path, line: element.line, found: element.summary,
+                expected: "a feature name (a string)", "expected a feature name (a string), found \(element.summary)")
+            return nil
+        }
+        return name
+    }
+
     private mutating func features(from node: ConfigNode) -> Feature? {
         let key = Self.enabledFeaturesKey
         switch node.value {
@@ -105,13 +116,7 @@ package struct ConfigValidator {
             var tally = NameTally()
             for (index, element) in elements.enumerated() {
                 let path = "\(key)[\(index)]"
-                guard case .string(let name) = element.value else {
-                    report(
-                        .error, .wrongType, path, line: element.line, found: element.summary,
-                        expected: "a feature name (a string)",
-                        "expected a feature name (a string), found \(element.summary)")
-                    continue
-                }
+                guard let name = featureName(element, at: path) else { continue }
                 tally.add(
                     resolve(name, keyPath: path, line: element.line, item: nil), keyPath: path, line: element.line)
             }

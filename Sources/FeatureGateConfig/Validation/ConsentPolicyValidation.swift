@@ -138,13 +138,7 @@ extension ConfigValidator {
         let names = catalog.entries.map(\.name)
         for (index, element) in elements.enumerated() {
             let elementPath = "\(path)[\(index)]"
-            guard case .string(let raw) = element.value else {
-                report(
-                    .error, .wrongType, elementPath, line: element.line, found: element.summary,
-                    expected: "a feature name (a string)",
-                    "expected a feature name (a string), found \(element.summary)")
-                continue
-            }
+            guard let raw = featureName(element, at: elementPath) else { continue }
             if let flag = catalog.feature(named: NameMatching.normalize(raw)) {
                 features.formUnion(flag)
                 continue

@@ -43,7 +43,7 @@ package enum ConfigDocumentWriter {
         switch format {
         case .json:
             var text = ""
-            try writeJSON(root, indent: "", into: &text, path: &path)
+            try writeText(root, .json, indent: "", into: &text, path: &path)
             return Array((text + "\n").utf8)
         case .xml:
             var text = """
@@ -56,7 +56,7 @@ package enum ConfigDocumentWriter {
             return Array((text + "</plist>\n").utf8)
         case .openStep:
             var text = ""
-            try writeOpenStep(root, indent: "", into: &text, path: &path)
+            try writeText(root, .openStep, indent: "", into: &text, path: &path)
             return Array((text + "\n").utf8)
         case .binary:
             var writer = BinaryWriter()
@@ -74,47 +74,83 @@ package enum ConfigDocumentWriter {
             keyPath: path.current, line: node.line, found: node.kindSummary, format: format, reason: reason)
     }
 
-    // MARK: - JSON
+    // MARK: - JSON and old-style plists
 
-    private static func writeJSON(
-        _ node: ConfigNode, indent: String, into text: inout String, path: inout KeyPathTracker
+    /// What sets JSON and an old-style plist apart. Both write a non-empty container as its opening bracket, one
+    /// member a line (indented one step further), and its closing bracket at the container's own indent.
+    private struct TextSyntax: Sendable {
+        /// One level of indentation.
+        var indentStep: String
+        /// An array's brackets (a dictionary's are `{` and `}` in both).
+        var arrayBrackets: (open: String, close: String)
+        /// A dictionary key as written before its value, with what separates them.
+        var key: @Sendable (String) -> String
+        /// What ends a dictionary entry's line, and an array element's (whether it is the container's last).
+        var entryEnd: @Sendable (_ isLast: Bool) -> String
+        var elementEnd: @Sendable (_ isLast: Bool) -> String
+        /// A value that is not a container.
+        var scalar: @Sendable (ConfigNode, KeyPathTracker) throws(Unrepresentable) -> String
+
+        static let json = TextSyntax(
+            indentStep: "  ", arrayBrackets: ("[", "]"), key: { jsonString($0) + ": " },
+            entryEnd: { $0 ? "\n" : ",\n" }, elementEnd: { $0 ? "\n" : ",\n" }, scalar: jsonScalar)
+
+        static let openStep = TextSyntax(
+            indentStep: "\t", arrayBrackets: ("(", ")"), key: { openStepString($0) + " = " },
+            entryEnd: { _ in ";\n" }, elementEnd: { _ in ",\n" }, scalar: openStepScalar)
+    }
+
+    private static func writeText(
+        _ node: ConfigNode, _ syntax: TextSyntax, indent: String, into text: inout String, path: inout KeyPathTracker
     ) throws(Unrepresentable) {
-        let inner = indent + "  "
+        // A dictionary's members have keys, an array's do not.
+        let members: [(key: String?, value: ConfigNode)]
+        let brackets: (open: String, close: String)
         switch node.value {
         case .dictionary(let entries):
-            guard !entries.isEmpty else { return text += "{}" }
-            text += "{\n"
-            for (position, entry) in entries.enumerated() {
-                text += inner + jsonString(entry.key) + ": "
-                path.push(key: entry.key)
-                try writeJSON(entry.value, indent: inner, into: &text, path: &path)
-                path.pop()
-                text += position == entries.count - 1 ? "\n" : ",\n"
-            }
-            text += indent + "}"
+            members = entries.map { ($0.key, $0.value) }
+            brackets = ("{", "}")
         case .array(let elements):
-            guard !elements.isEmpty else { return text += "[]" }
-            text += "[\n"
-            for (position, element) in elements.enumerated() {
-                text += inner
+            members = elements.map { (nil, $0) }
+            brackets = syntax.arrayBrackets
+        default:
+            return text += try syntax.scalar(node, path)
+        }
+        guard !members.isEmpty else { return text += brackets.open + brackets.close }
+        let inner = indent + syntax.indentStep
+        text += brackets.open + "\n"
+        for (position, member) in members.enumerated() {
+            text += inner
+            if let key = member.key {
+                text += syntax.key(key)
+                path.push(key: key)
+            } else {
                 path.push(index: position)
-                try writeJSON(element, indent: inner, into: &text, path: &path)
-                path.pop()
-                text += position == elements.count - 1 ? "\n" : ",\n"
             }
-            text += indent + "]"
-        case .string(let string): text += jsonString(string)
-        case .integer(let integer): text += integer.text
+            try writeText(member.value, syntax, indent: inner, into: &text, path: &path)
+            path.pop()
+            let isLast = position == members.count - 1
+            text += member.key == nil ? syntax.elementEnd(isLast) : syntax.entryEnd(isLast)
+        }
+        text += indent + brackets.close
+    }
+
+    /// A JSON value other than a container.
+    private static func jsonScalar(_ node: ConfigNode, path: KeyPathTracker) throws(Unrepresentable) -> String {
+        switch node.value {
+        case .string(let string): return jsonString(string)
+        case .integer(let integer): return integer.text
         case .real(let written):
             guard let value = Double(written), value.isFinite else {
                 throw unrepresentable(node, .json, "JSON has no NaN or infinite numbers", path: path)
             }
-            text += isJSONNumber(written) ? written : "\(value)"
-        case .boolean(let flag): text += "\(flag)"
-        case .null: text += "null"
+            return isJSONNumber(written) ? written : "\(value)"
+        case .boolean(let flag): return "\(flag)"
+        case .null: return "null"
         case .date: throw unrepresentable(node, .json, "JSON has no dates", path: path)
         case .data: throw unrepresentable(node, .json, "JSON has no data", path: path)
-        case .other: throw unrepresentable(node, .json, "JSON has no such value", path: path)
+        // Containers never come here: `writeText` writes them.
+        case .other, .dictionary, .array: throw unrepresentable(node, .json, "JSON has no such value", path: path)
         }
     }
 
@@ -236,36 +272,12 @@ package enum ConfigDocumentWriter {
 
     // MARK: - Old-style plist
 
-    private static func writeOpenStep(
-        _ node: ConfigNode, indent: String, into text: inout String, path: inout KeyPathTracker
-    ) throws(Unrepresentable) {
-        let inner = indent + "\t"
+    /// An old-style plist value other than a container.
+    private static func openStepScalar(_ node: ConfigNode, path: KeyPathTracker) throws(Unrepresentable) -> String {
         switch node.value {
-        case .dictionary(let entries):
-            guard !entries.isEmpty else { return text += "{}" }
-            text += "{\n"
-            for entry in entries {
-                text += inner + openStepString(entry.key) + " = "
-                path.push(key: entry.key)
-                try writeOpenStep(entry.value, indent: inner, into: &text, path: &path)
-                path.pop()
-                text += ";\n"
-            }
-            text += indent + "}"
-        case .array(let elements):
-            guard !elements.isEmpty else { return text += "()" }
-            text += "(\n"
-            for (position, element) in elements.enumerated() {
-                text += inner
-                path.push(index: position)
-                try writeOpenStep(element, indent: inner, into: &text, path: &path)
-                path.pop()
-                text += ",\n"
-            }
-            text += indent + ")"
-        case .string(let string): text += openStepString(string)
+        case .string(let string): return openStepString(string)
         case .data(let bytes):
-            text += "<" + bytes.map { ($0 < 0x10 ? "0" : "") + String($0, radix: 16) }.joined() + ">"
+            return "<" + bytes.map { ($0 < 0x10 ? "0" : "") + String($0, radix: 16) }.joined() + ">"
         default:
             throw unrepresentable(
                 node, .openStep, "an old-style plist holds only strings, data, arrays and dictionaries", path: path)

@@ -26,8 +26,8 @@ public actor CMPConsentSource {
     public nonisolated let subject: TCFSubject
 
     private let keys: any CMPKeyValueSource
-    /// The last refresh started: each refresh waits for it, so snapshots are read and applied in order.
-    private var lastRefresh: Task<Void, Never>?
+    /// The refreshes, one at a time: each waits for the last one started, so snapshots are read and applied in order.
+    private var refreshes = SerialCalls()
     /// The keys of the last snapshot applied, so an unchanged one is skipped by ``refreshIfChanged()``.
     private var lastSnapshot: [String: CMPValue]?
 
@@ -95,13 +95,7 @@ public actor CMPConsentSource {
     private func serially<Result: Sendable>(
         _ body: @escaping @Sendable (isolated CMPConsentSource) async -> Result
     ) async -> Result {
-        let previous = lastRefresh
-        let next = Task {
-            await previous?.value
-            return await body(self)
-        }
-        lastRefresh = Task { _ = await next.value }
-        return await next.value
+        await refreshes.enqueue(on: self, body).value
     }
 
     private func apply(_ snapshot: [String: CMPValue]) async -> Refresh {

@@ -1,16 +1,6 @@
 import FeatureGate
 import Foundation
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#elseif canImport(Android)
-import Android
-#endif
-
 /// A ``Storage`` of files under one directory, written crash-safely.
 ///
 /// Each name is a file under ``directory``. Writes go to a temporary file that is flushed to disk and renamed

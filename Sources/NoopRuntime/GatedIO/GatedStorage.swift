@@ -46,11 +46,7 @@ public struct GatedStorage: Sendable {
     /// Checks the gate and counts the outcome. Allocation-free.
     @inlinable
     func admit() throws(GatedIOError) {
-        guard privacy.isEnabled(features) else {
-            ledger.record(.storage, .refused, for: features)
-            throw .gateClosed(features)
-        }
-        ledger.record(.storage, .allowed, for: features)
+        try ledger.admit(.storage, features, of: privacy)
     }
 
     /// Reads the blob `name` from the inner store, if the gate is open.

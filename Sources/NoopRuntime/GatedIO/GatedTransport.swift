@@ -38,11 +38,7 @@ public struct GatedTransport: Sendable {
     /// ``send(_:)`` calls it first; call it yourself to skip building a request that would be refused.
     @inlinable
     public func admit() throws(GatedIOError) {
-        guard privacy.isEnabled(features) else {
-            ledger.record(.transport, .refused, for: features)
-            throw .gateClosed(features)
-        }
-        ledger.record(.transport, .allowed, for: features)
+        try ledger.admit(.transport, features, of: privacy)
     }
 
     /// Sends `request` through the inner client, if the gate is open.

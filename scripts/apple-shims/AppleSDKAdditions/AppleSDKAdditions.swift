@@ -1,6 +1,10 @@
 // What Apple's SDK declares in modules Linux also has (Foundation, Dispatch), but Linux's versions lack. The check
 // imports this module implicitly into every file (`-import-module`), as the SDK's Foundation brings CoreFoundation.
 // Bodies never run; only the declarations matter.
+// Apple's Foundation re-exports Darwin (as Linux's re-exports Glibc): a file that imports Foundation alone can call
+// libc, F_FULLFSYNC included.
+// https://developer.apple.com/documentation/foundation
+@_exported import Darwin
 import Dispatch
 import Foundation
 // Apple's Foundation has URLSession and its types; Linux's keeps them in FoundationNetworking.

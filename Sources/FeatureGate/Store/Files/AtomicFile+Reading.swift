@@ -1,15 +1,5 @@
 import Foundation
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#elseif canImport(Android)
-import Android
-#endif
-
 extension AtomicFile {
     // MARK: Reading
 
@@ -167,7 +157,7 @@ extension AtomicFile {
         while true {
             let wanted = min(buffer.count, limit + 1 - data.count)
             let count = buffer.withUnsafeMutableBytes { raw in
-                retryingOnInterrupt { Glue.read(fd, raw.baseAddress, wanted) }
+                retryingOnInterrupt { systemRead(fd, raw.baseAddress, wanted) }
             }
             if count < 0 { throw FileStoreError(path: path, operation: .read, code: errno) }
             if count == 0 { return data }

@@ -1,15 +1,5 @@
 import Foundation
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#elseif canImport(Android)
-import Android
-#endif
-
 extension AtomicFile {
     // MARK: Removing
 

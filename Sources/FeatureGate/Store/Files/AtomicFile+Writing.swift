@@ -1,15 +1,5 @@
 import Foundation
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#elseif canImport(Android)
-import Android
-#endif
-
 extension AtomicFile {
     // MARK: Writing
 
@@ -225,7 +215,7 @@ extension AtomicFile {
         data.withUnsafeBytes { raw in
             var offset = 0
             while offset < raw.count {
-                let written = retryingOnInterrupt { Glue.write(fd, raw.baseAddress! + offset, raw.count - offset) }
+                let written = retryingOnInterrupt { systemWrite(fd, raw.baseAddress! + offset, raw.count - offset) }
                 if written < 0 { return errno }
                 offset += written
             }

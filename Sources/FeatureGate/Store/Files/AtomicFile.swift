@@ -1,15 +1,5 @@
 import Foundation
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#elseif canImport(Android)
-import Android
-#endif
-
 /// The one place where the package opens, reads, writes and deletes files.
 ///
 /// Every operation is relative to an opened directory (see ``FileLocation``): symbolic links are never followed

@@ -1,15 +1,5 @@
 import Foundation
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#elseif canImport(Android)
-import Android
-#endif
-
 /// A file operation that failed, with the path, what was being done, and what went wrong.
 public struct FileStoreError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What the store was doing.

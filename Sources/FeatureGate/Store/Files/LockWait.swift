@@ -1,15 +1,5 @@
 import Foundation
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#elseif canImport(Android)
-import Android
-#endif
-
 extension AtomicFile {
     /// How long an operation on this thread (or task) waits for another holder of a data directory's lock: `nil`,
     /// the default, waits as long as it takes; `.zero` tries once; any other duration waits at most that long.
