@@ -77,10 +77,6 @@ import Darwin
         var error: ConsentRecordingError? { outcome.withLock { $0 ?? nil } }
     }
 
-    static func eventually(within seconds: Double = 10, _ condition: () async -> Bool) async -> Bool {
-        await ConsentLedgerVerificationTests.eventually(within: seconds, condition)
-    }
-
     @Test func aDenialReturnsInForceAndIsRecordedWithItsGateStateOnceTheStoppedHolderLetsGo() async throws {
         let fixture = try await Fixture(granting: [.analytics])
         defer { fixture.directory.cleanUp() }
@@ -91,7 +87,7 @@ import Darwin
         let call = Call { () async throws(ConsentRecordingError) in
             _ = try await fixture.consent.setStatus(.denied, for: .analytics, source: .user)
         }
-        let returned = await Self.eventually(within: 10) { call.hasReturned }
+        let returned = await eventually(turns: 2_000) { call.hasReturned }
         #expect(returned, "setStatus waited for the stopped process")
         guard returned else { return }
         let error = try #require(call.error)
@@ -104,7 +100,7 @@ import Darwin
         #expect(fixture.diagnostics.all.contains { if case .changesHeld = $0 { true } else { false } })
 
         holder.release()
-        let recorded = await Self.eventually {
+        let recorded = await eventually(turns: 2_000) {
             (try? fixture.ledger()) == ["analytics granted", "analytics denied"]
                 && (try? fixture.storedRefusals()) == [.analytics]
         }
@@ -126,7 +122,7 @@ import Darwin
         let call = Call { () async throws(ConsentRecordingError) in
             _ = try await fixture.consent.setStatus(.granted, for: .analytics, source: .user)
         }
-        let returned = await Self.eventually(within: 10) { call.hasReturned }
+        let returned = await eventually(turns: 2_000) { call.hasReturned }
         #expect(returned, "setStatus waited for the stopped process")
         guard returned else { return }
         let error = try #require(call.error)
@@ -136,7 +132,7 @@ import Darwin
         #expect(await fixture.consent.status(for: .analytics) != .granted)
 
         holder.release()
-        #expect(await Self.eventually { fixture.privacy.isEnabled(.analytics) })
+        #expect(await eventually(turns: 2_000) { fixture.privacy.isEnabled(.analytics) })
         #expect(await fixture.consent.status(for: .analytics) == .granted)
         #expect(try fixture.ledger() == ["analytics granted"])
     }
@@ -155,7 +151,7 @@ import Darwin
             _ = try? await consent.denyAll(source: .user)
             _ = try await consent.setStatus(.granted, for: .advertising, source: .user)
         }
-        let returned = await Self.eventually(within: 10) { call.hasReturned }
+        let returned = await eventually(turns: 2_000) { call.hasReturned }
         #expect(returned, "a change waited for the stopped process")
         guard returned else { return }
         #expect(!fixture.privacy.isEnabled(.analytics))
@@ -165,8 +161,9 @@ import Darwin
         let expected = [
             "advertising granted", "analytics granted", "analytics denied", "advertising denied", "advertising granted",
         ]
-        #expect(await Self.eventually { (try? fixture.ledger()) == expected }, "\((try? fixture.ledger()) ?? [])")
-        #expect(await Self.eventually { fixture.privacy.isEnabled(.inAppAutomation) })
+        #expect(
+            await eventually(turns: 2_000) { (try? fixture.ledger()) == expected }, "\((try? fixture.ledger()) ?? [])")
+        #expect(await eventually(turns: 2_000) { fixture.privacy.isEnabled(.inAppAutomation) })
         #expect(!fixture.privacy.isEnabled(.analytics))
         let (freshPrivacy, fresh) = Fixture.start(on: fixture.data)
         #expect(await fresh.status(for: .analytics) == .denied)
@@ -217,7 +214,7 @@ import Darwin
         #expect(await consent.status(for: .analytics) == .denied)
 
         busy.isBusy.withLock { $0 = false }
-        #expect(await Self.eventually { (try? shared.load().records.last?.newStatus) == .denied })
+        #expect(await eventually(turns: 2_000) { (try? shared.load().records.last?.newStatus) == .denied })
         #expect(try shared.load().records.map(\.newStatus) == [.granted, .denied, .granted, .denied])
         #expect(!privacy.isEnabled(.analytics))
         #expect(await consent.status(for: .analytics) == .denied)

@@ -113,7 +113,7 @@ import Testing
         #expect(await consent.status(for: .analytics) == .denied)
         #expect(!privacy.isEnabled(.analytics))
         // Held past the bound, it is recorded once the lock is free.
-        let recorded = await ConsentLedgerVerificationTests.eventually {
+        let recorded = await eventually(turns: 2_000) {
             (try? FileConsentLedger(url: data.consentLedgerFile).load().records.last?.newStatus) == .denied
         }
         #expect(recorded)

@@ -31,12 +31,9 @@ import Testing
             let done = await revocation.revokeAll()
             report.withLock { $0 = done }
         }
-        var returned = false
-        for _ in 0..<2_000 where !returned {
-            try await Task.sleep(for: .milliseconds(5))
-            returned = report.withLock { $0 } != nil
-        }
-        #expect(returned, "revokeAll waited for the stopped process")
+        #expect(
+            await eventually(turns: 2_000) { report.withLock { $0 } != nil }, "revokeAll waited for the stopped process"
+        )
         guard let finished = report.withLock({ $0 }) else { return }
         #expect(!privacy.isAnyEnabled())
         #expect(await consent.status(for: .analytics) == .denied)
@@ -45,11 +42,9 @@ import Testing
         #expect(finished.failures.contains { "\($0)".contains("held") }, "\(finished.failures)")
 
         holder.release()
-        var recorded = false
-        for _ in 0..<2_000 where !recorded {
-            try await Task.sleep(for: .milliseconds(5))
+        let recorded = await eventually(turns: 2_000) {
             let records = (try? FileConsentLedger(url: data.consentLedgerFile).load().records) ?? []
-            recorded = records.last.map { $0.category == .analytics && $0.newStatus == .denied } ?? false
+            return records.last.map { $0.category == .analytics && $0.newStatus == .denied } ?? false
         }
         #expect(recorded, "the held denial was not recorded once the lock was free")
         #expect(!privacy.isAnyEnabled())

@@ -1,11 +1,5 @@
 import Foundation
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// A child process (`feature-store-writer hold`) that holds a data directory's inter-process lock and is stopped
 /// with SIGSTOP: a debugger, a suspended process, a slow disk. The tests of callers that must not wait on another
 /// process keep it stopped until their checks are done.

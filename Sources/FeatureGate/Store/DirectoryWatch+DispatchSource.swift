@@ -2,7 +2,6 @@ import Dispatch
 import Foundation
 
 #if canImport(Darwin)
-import Darwin
 
 /// Dispatch sources: one on the directory (entries renamed in, created or deleted), one on the ledger (appends),
 /// one on the parent while the directory does not exist. Touched only on the serial queue.

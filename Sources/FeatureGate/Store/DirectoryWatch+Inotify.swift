@@ -2,11 +2,6 @@ import Dispatch
 import Foundation
 
 #if canImport(Glibc) || canImport(Musl)
-#if canImport(Glibc)
-import Glibc
-#else
-import Musl
-#endif
 
 /// `inotify`: one descriptor read by a dispatch source, a watch on the directory (or on its parent until it exists).
 /// The watch descriptors are touched only on the serial queue.

@@ -90,7 +90,7 @@ import Testing
                 outcome.withLock { $0 = .failure(error) }
             }
         }
-        #expect(await ConsentLedgerVerificationTests.eventually { outcome.withLock { $0 } != nil })
+        #expect(await eventually(turns: 2_000) { outcome.withLock { $0 } != nil })
         // Not kept (the lock was not free), but the child mark, a take-away, applies anyway.
         #expect(throws: AgeRangeAnswerStoreError.self) { try outcome.withLock { $0 }?.get() }
         #expect(await consent.context.isChild)
