@@ -96,8 +96,9 @@ public final class ConsentSettings {
 
     /// Sets `category` to `status` through the consent manager, recorded with source ``ConsentSource/user``.
     ///
-    /// The row updates when the manager applies the change (a refused grant never applies). A ledger failure is
-    /// kept in ``lastError``.
+    /// The row updates when the manager applies the change (a refused grant never applies; a grant held for
+    /// another process's lock applies once recorded). A ledger failure, or a held change
+    /// (``ConsentRecordingError/isHeld``), is kept in ``lastError``.
     public func set(_ status: ConsentStatus, for category: ConsentCategory) async {
         do {
             try await consent.setStatus(status, for: category, source: .user)
