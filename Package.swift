@@ -67,7 +67,7 @@ let package = Package(
         ),
         // What the test targets share: finding built executables, the package root, a seeded generator, the loopback
         // HTTP server and a transport to it.
-        .target(name: "PackageTestSupport", dependencies: ["NoopRuntime"], path: "Tests/PackageTestSupport"),
+        .target(name: "PackageTestSupport", dependencies: ["FeatureGate", "NoopRuntime"], path: "Tests/PackageTestSupport"),
         .testTarget(
             name: "FeatureGateTests",
             dependencies: ["FeatureGate", "feature-store-writer", "PackageTestSupport"]

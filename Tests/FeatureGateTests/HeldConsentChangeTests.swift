@@ -35,13 +35,7 @@ import Darwin
         static func start(
             on data: PrivacyDataDirectory, diagnostics: Collector<ConsentDiagnostic>? = nil
         ) -> (PrivacyManager, ConsentManager) {
-            let privacy = PrivacyManager(
-                configuration: PrivacyConfiguration(enabledFeatures: []), store: FileFeatureStore(url: data.stateFile),
-                consentPolicy: HeldConsentChangeTests.policy)
-            let consent = ConsentManager(
-                privacy: privacy, ledger: FileConsentLedger(url: data.consentLedgerFile),
-                diagnosticHandler: { diagnostics?.append($0) })
-            return (privacy, consent)
+            launchGateAndConsent(on: data, policy: HeldConsentChangeTests.policy) { diagnostics?.append($0) }
         }
 
         /// The ledger's statuses, oldest first, as (category, status).

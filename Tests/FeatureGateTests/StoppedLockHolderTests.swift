@@ -89,11 +89,8 @@ import Testing
         let directory = TemporaryDirectory()
         defer { directory.cleanUp() }
         let data = PrivacyDataDirectory(url: directory.url.appending(path: "data"))
-        let policy = ConsentPolicy(version: 1, features: [.analytics: .analytics])
-        let privacy = PrivacyManager(
-            configuration: PrivacyConfiguration(enabledFeatures: []), store: FileFeatureStore(url: data.stateFile),
-            consentPolicy: policy)
-        let consent = ConsentManager(privacy: privacy, ledger: FileConsentLedger(url: data.consentLedgerFile))
+        let (privacy, consent) = launchGateAndConsent(
+            on: data, policy: ConsentPolicy(version: 1, features: [.analytics: .analytics]))
         try await consent.setStatus(.granted, for: .analytics, source: .user)
         #expect(privacy.isEnabled(.analytics))
         let holder = try StoppedHolder(directory: data.url)

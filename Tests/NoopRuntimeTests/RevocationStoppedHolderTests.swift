@@ -11,11 +11,8 @@ import Testing
         let directory = URL(filePath: NSTemporaryDirectory()).appending(path: "noop-revoke-held-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         let data = PrivacyDataDirectory(url: directory.appending(path: "data"))
-        let policy = ConsentPolicy(version: 1, features: [.analytics: .analytics])
-        let privacy = PrivacyManager(
-            configuration: PrivacyConfiguration(enabledFeatures: []), store: FileFeatureStore(url: data.stateFile),
-            consentPolicy: policy)
-        let consent = ConsentManager(privacy: privacy, ledger: FileConsentLedger(url: data.consentLedgerFile))
+        let (privacy, consent) = launchGateAndConsent(
+            on: data, policy: ConsentPolicy(version: 1, features: [.analytics: .analytics]))
         try await consent.setStatus(.granted, for: .analytics, source: .user)
         privacy.enableFeatures(.push)
         let identifier = AnonymousIdentifier(privacy: privacy, url: data.anonymousIdentifierFile)

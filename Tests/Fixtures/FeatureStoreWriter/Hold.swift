@@ -71,10 +71,7 @@ func consentProbe(directory: URL) async -> Never {
     let policy = ConsentPolicy(version: 1, features: [.analytics: .analytics, .advertising: .inAppAutomation])
     let clock = ContinuousClock()
     let start = clock.now
-    let privacy = PrivacyManager(
-        configuration: PrivacyConfiguration(enabledFeatures: []), store: FileFeatureStore(url: data.stateFile),
-        consentPolicy: policy)
-    let consent = ConsentManager(privacy: privacy, ledger: FileConsentLedger(url: data.consentLedgerFile))
+    let (privacy, consent) = launchGateAndConsent(on: data, policy: policy)
     print("start-up \(milliseconds(clock.now - start))")
     guard privacy.isEnabled(.analytics) else {
         print("analytics is not granted in \(directory.path(percentEncoded: false))")
