@@ -139,7 +139,7 @@ let package = Package(
             name: "FeatureGateRemoteTests",
             dependencies: [
                 "FeatureGate", "FeatureGateRemote", "NoopRuntime", "FeatureGateCLI", "PackageTestSupport",
-                "RemoteFuzzing", "remote-fuzzer",
+                "RemoteFuzzing", "remote-fuzzer", "feature-store-writer",
             ]
         ),
     ],

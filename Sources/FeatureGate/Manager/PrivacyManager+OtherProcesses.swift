@@ -128,10 +128,12 @@ extension PrivacyManager {
             guard let record = try remoteLayer.load(), record != state.remoteRecord else { return nil }
             let disables = try remoteLayer.interpreter.disables(in: record.payload)
             state.remoteRecord = record
+            state.unkeptRemoteRecord = nil  // Theirs is newer than one this process could not keep.
             state.rules.setRemote(disables.features, rules: disables.rules)
             return nil
         } catch {
             state.remoteRecord = nil
+            state.unkeptRemoteRecord = nil
             let disables = Self.everythingDisabled(catalog)
             state.rules.setRemote(disables.features, rules: disables.rules)
             return .remoteLayerUnreadable(file: remoteLayer.description, error: error)

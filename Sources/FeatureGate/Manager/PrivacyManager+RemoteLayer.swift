@@ -12,7 +12,9 @@ extension PrivacyManager {
     /// The local layer is never touched, so lifting restores exactly what was there. The payload is kept only while
     /// some feature is enabled locally with consent, ignoring the kill switch itself: a fully disabled gate writes
     /// nothing, and a payload that disables everything can still be replaced. A file that cannot be written is
-    /// reported to the diagnostic handler; the payload applies until the app exits.
+    /// reported to the diagnostic handler; the payload applies until the app exits. When another holder (another
+    /// process) keeps the file's lock, the save is tried again outside the manager's lock for up to about 100 ms and
+    /// then in the background once the lock is free (``PrivacyManagerDiagnostic/remoteLayerKeptLater(file:)``).
     ///
     /// - Parameters:
     ///   - payload: The server's response body, at most ``RemoteLayerFile/maximumSize`` bytes.
@@ -47,19 +49,51 @@ extension PrivacyManager {
                     }
                 }
                 // Only a kept payload is the kept record: one that could not be saved is saved by the next
-                // application of it (the refresher's validators are the old ones, so the server sends it again).
+                // application of it (the refresher's validators are the old ones, so the server sends it again),
+                // or, when only the lock was busy, once it is free.
                 if saveError == nil { state.remoteRecord = record }
+                let isBusy = saveError.map(AtomicFile.isLockBusy) ?? false
+                state.unkeptRemoteRecord = isBusy ? record : nil
                 state.rules.setRemote(disables.features, rules: disables.rules)
                 return .success(saveError)
             }
         }
         switch outcome {
         case .failure(let error): throw error
+        case .success(let saveError?) where AtomicFile.isLockBusy(saveError):
+            keepUnkeptRemoteRecord(in: remoteLayer, waitingAtMost: AtomicFile.lockWaitBound)
         case .success(let saveError?):
             diagnosticHandler?(.remoteLayerSaveFailed(file: remoteLayer.description, error: saveError))
         case .success(nil): break
         }
         return disables
+    }
+
+    /// Keeps the payload in force that another holder's lock kept from being saved: waits for the file's lock at
+    /// most `bound`, outside the manager's lock, then saves it under both (so a newer payload applied meanwhile is
+    /// the one kept, never overwritten by this one); past the bound, reports it and tries again in the background,
+    /// where it waits as long as it takes and nobody waits on it.
+    func keepUnkeptRemoteRecord(in remoteLayer: RemoteLayerFile, waitingAtMost bound: Duration?) {
+        let outcome = AtomicFile.withLock(of: remoteLayer.url, waitingAtMost: bound) {
+            state.withLock { state -> (any Error)? in
+                guard let record = state.unkeptRemoteRecord else { return nil }
+                state.unkeptRemoteRecord = nil
+                do { try remoteLayer.save(record) } catch { return error }
+                state.remoteRecord = record
+                return nil
+            }
+        }
+        switch outcome {
+        case nil:
+            diagnosticHandler?(.remoteLayerKeptLater(file: remoteLayer.description))
+            DispatchQueue.global(qos: .utility).asyncAfter(deadline: .now() + 0.01) { [weak self] in
+                self?.keepUnkeptRemoteRecord(in: remoteLayer, waitingAtMost: nil)
+            }
+        case let error??:
+            diagnosticHandler?(.remoteLayerSaveFailed(file: remoteLayer.description, error: error))
+        case .some(nil):
+            break
+        }
     }
 
     /// Reads the kept layer into the initial state (in `init`): its flags are off before anything can check them.

@@ -8,6 +8,9 @@ extension PrivacyManager {
         var saved: FeatureStateRecord
         /// The kept payload, read at start-up or applied since.
         var remoteRecord: RemoteLayerRecord?
+        /// The payload in force whose save found the lock held by another holder: kept once it is free, unless a
+        /// newer payload replaces it first.
+        var unkeptRemoteRecord: RemoteLayerRecord?
         /// The effective set as last published to the atomics and queued for delivery.
         var effective: Feature
         var sequence: UInt64 = 0

@@ -38,6 +38,9 @@ public enum PrivacyManagerDiagnostic: Sendable, CustomStringConvertible {
     case remoteLayerUnreadable(file: String, error: any Error)
     /// Keeping a new remote payload failed. It applies until the app exits; a later launch starts from the old one.
     case remoteLayerSaveFailed(file: String, error: any Error)
+    /// Another holder kept the remote layer's lock past the bound (about 100 ms): the new payload applies now and is
+    /// kept in the background once the lock is free, unless a newer payload replaces it first.
+    case remoteLayerKeptLater(file: String)
 
     /// One line: the store, what went wrong, and what the manager did about it.
     public var description: String {
@@ -68,6 +71,8 @@ public enum PrivacyManagerDiagnostic: Sendable, CustomStringConvertible {
             "\(file): cannot read the kept remote layer (\(error)); every feature is remotely disabled until a valid payload arrives"
         case .remoteLayerSaveFailed(let file, let error):
             "\(file): cannot keep the remote payload (\(error)); it applies until the app exits"
+        case .remoteLayerKeptLater(let file):
+            "\(file): another process holds the lock; the remote payload applies now and is kept once it lets go"
         }
     }
 }
