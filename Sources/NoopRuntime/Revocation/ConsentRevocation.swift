@@ -62,8 +62,8 @@ import Foundation
 /// So it returns within 3 × ``deadline`` plus the time of its local file operations (the consent ledger, the
 /// identifier file), and ``RevocationReport/cancelled`` lists what it cancelled. No file operation waits longer than
 /// ``deadline`` for a lock another process keeps on the data directory (the consent denials wait at most 100 ms,
-/// then are held and recorded once it is free): one that would is reported in ``RevocationReport/failures`` and
-/// left in the pending record for the next start.
+/// then are held and recorded once it is free): one that would is reported in ``RevocationReport/failures`` and,
+/// when the pending record could be written, left there for the next start.
 ///
 /// Thread safety: `revokeAll` may be called from any task; concurrent calls may both purge, but at most one
 /// sends the erasure request.
