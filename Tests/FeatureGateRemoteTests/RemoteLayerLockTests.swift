@@ -33,4 +33,28 @@ import Testing
         #expect(kept, "the payload was not kept once the lock was free")
         #expect(gate.keptRemoteLayer?.payload == Payloads.disabling("analytics"))
     }
+
+    @Test func aPayloadNotKeptYetIsNotWrittenOnceEveryFeatureIsOff() async throws {
+        let directory = RemoteTestDirectory()
+        defer { directory.cleanUp() }
+        let gate = directory.launch(enabled: [.push, .analytics])
+        try gate.applyRemotePayload(Payloads.disabling("push"))
+        let file = directory.data.remoteLayerFile.path(percentEncoded: false)
+        let kept = try #require(FileManager.default.contents(atPath: file))
+        let holder = try StoppedLockHolder(directory: directory.url)
+        defer { holder.release() }
+        let applied = LockedValue(false)
+        Thread.detachNewThread {
+            _ = try? gate.applyRemotePayload(Payloads.disabling("analytics"))
+            gate.disableFeatures(.all)
+            applied.withLock { $0 = true }
+        }
+        #expect(await eventually(turns: 2_000) { applied.withLock { $0 } })
+
+        holder.release()
+        // The gate's own held write lands; the payload, decided while something was on, is not written after.
+        #expect(await eventually(turns: 2_000) { !gate.isHoldingWrites })
+        let written = await eventually(turns: 200) { FileManager.default.contents(atPath: file) != kept }
+        #expect(!written, "a fully disabled gate wrote the remote layer")
+    }
 }

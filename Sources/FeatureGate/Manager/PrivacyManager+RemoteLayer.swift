@@ -78,6 +78,8 @@ extension PrivacyManager {
             state.withLock { state -> (any Error)? in
                 guard let record = state.unkeptRemoteRecord else { return nil }
                 state.unkeptRemoteRecord = nil
+                // As when it was applied: a fully disabled gate writes nothing.
+                guard !state.rules.unswitched.isEmpty else { return nil }
                 do { try remoteLayer.save(record) } catch { return error }
                 state.remoteRecord = record
                 return nil
