@@ -43,7 +43,9 @@ import Testing
         let ledger = InterleavingLedger(inner: FileConsentLedger(url: data.consentLedgerFile)) {
             // The other process grants analytics; it is given up to 2 s (it cannot finish while this change holds
             // the lock, and must not be waited for then).
-            guard let process = try? Self.start(["consent", data.url.path(percentEncoded: false), "granted"]) else {
+            guard
+                let process = try? startFeatureStoreWriter(["consent", data.url.path(percentEncoded: false), "granted"])
+            else {
                 return
             }
             child.withLock { $0 = process }
@@ -77,11 +79,4 @@ import Testing
         #expect(privacy.isEnabled(.analytics))
     }
 
-    static func start(_ arguments: [String]) throws -> Process {
-        let process = Process()
-        process.executableURL = try builtProduct("feature-store-writer")
-        process.arguments = arguments
-        try process.run()
-        return process
-    }
 }

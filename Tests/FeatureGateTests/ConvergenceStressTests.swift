@@ -7,14 +7,6 @@ import Testing
 /// stopped, the watching process reaches the store's state (what a fresh start reads) in every round, whatever the
 /// interleaving. A failure prints its seed: `FEATUREGATE_SEED=N` replays it.
 @Suite struct ConvergenceStressTests {
-    static func start(_ arguments: [String]) throws -> Process {
-        let process = Process()
-        process.executableURL = try builtProduct("feature-store-writer")
-        process.arguments = arguments
-        try process.run()
-        return process
-    }
-
     /// What a fresh start on `data` reads: analytics' status, and analytics and push in the gate.
     static func freshStart(_ data: PrivacyDataDirectory) async -> (ConsentStatus, Bool, Bool) {
         let privacy = PrivacyManager(
@@ -45,7 +37,7 @@ import Testing
         var stuck: [String] = []
         for round in 0..<rounds {
             let writers = try (0..<2).map { writer in
-                try Self.start([
+                try startFeatureStoreWriter([
                     "burst", data.url.path(percentEncoded: false), String(seed &+ UInt64(round * 2 + writer)), "20",
                 ])
             }

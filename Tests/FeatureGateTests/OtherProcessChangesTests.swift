@@ -233,15 +233,6 @@ func eventually(within seconds: Double = 5, _ condition: () -> Bool) -> Bool {
 
     // MARK: - Real processes
 
-    func run(_ arguments: [String]) throws -> Int32 {
-        let process = Process()
-        process.executableURL = try builtProduct("feature-store-writer")
-        process.arguments = arguments
-        try process.run()
-        process.waitUntilExit()
-        return process.terminationStatus
-    }
-
     @Test func denialsAndEnablesInAnotherProcessReachARunningGate() throws {
         let directory = TemporaryDirectory()
         defer { directory.cleanUp() }
@@ -265,7 +256,7 @@ func eventually(within seconds: Double = 5, _ condition: () -> Bool) -> Bool {
         for round in 0..<rounds {
             let enable = round % 2 == 1
             #expect(
-                try run([
+                try runFeatureStoreWriter([
                     "set", data.url.path(percentEncoded: false), enable ? "\(push)" : "0", enable ? "0" : "\(push)",
                 ]) == 0)
             let next = enable ? current.union(.push) : current.subtracting(.push)
@@ -274,7 +265,7 @@ func eventually(within seconds: Double = 5, _ condition: () -> Bool) -> Bool {
             current = next
         }
         // A denial made in another process through its consent manager: the ledger and the gate state.
-        #expect(try run(["consent", data.url.path(percentEncoded: false), "denied"]) == 0)
+        #expect(try runFeatureStoreWriter(["consent", data.url.path(percentEncoded: false), "denied"]) == 0)
         #expect(eventually { !privacy.isEnabled(.analytics) })
         expected.append(FeatureChange(previous: current, current: current.subtracting(.analytics)))
         #expect(eventually { !ledgerChanges.all.isEmpty })

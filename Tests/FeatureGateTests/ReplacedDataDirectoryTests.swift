@@ -6,15 +6,6 @@ import Testing
 /// The system watcher follows the data directory's path, not the directory it first found there: a directory renamed
 /// away (or deleted) and replaced by a new one is watched at its path again (Linux: `IN_MOVE_SELF`/`IN_DELETE_SELF`).
 @Suite struct ReplacedDataDirectoryTests {
-    func run(_ arguments: [String]) throws -> Int32 {
-        let process = Process()
-        process.executableURL = try builtProduct("feature-store-writer")
-        process.arguments = arguments
-        try process.run()
-        process.waitUntilExit()
-        return process.terminationStatus
-    }
-
     @Test(arguments: [true, false])
     func aDirectoryReplacedAtItsPathIsFollowed(renamed: Bool) throws {
         let directory = TemporaryDirectory()
@@ -31,7 +22,7 @@ import Testing
         let push = Feature.push.rawValue
 
         // Another process changes the directory as it is: seen.
-        #expect(try run(["set", path, "0", "\(push)"]) == 0)
+        #expect(try runFeatureStoreWriter(["set", path, "0", "\(push)"]) == 0)
         #expect(eventually { !privacy.isEnabled(.push) })
 
         if renamed {
@@ -41,9 +32,9 @@ import Testing
         }
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
         // Another process denies analytics in the new directory: seen, and so is every later change there.
-        #expect(try run(["set", path, "0", "\(analytics)"]) == 0)
+        #expect(try runFeatureStoreWriter(["set", path, "0", "\(analytics)"]) == 0)
         #expect(eventually { !privacy.isEnabled(.analytics) }, "the change in the replacing directory was not seen")
-        #expect(try run(["set", path, "\(analytics)", "0"]) == 0)
+        #expect(try runFeatureStoreWriter(["set", path, "\(analytics)", "0"]) == 0)
         #expect(eventually { privacy.isEnabled(.analytics) }, "a later change in the replacing directory was not seen")
     }
 }

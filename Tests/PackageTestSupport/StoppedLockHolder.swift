@@ -11,12 +11,9 @@ public final class StoppedLockHolder {
     /// Starts the holder on `directory` (created if needed), waits until it holds the lock, and stops it;
     /// `leavingTemporary` also leaves a temporary file of an interrupted write there.
     public init(directory: URL, leavingTemporary: Bool = false) throws {
-        process = Process()
-        process.executableURL = try builtProduct("feature-store-writer")
-        process.arguments = ["hold", directory.path(percentEncoded: false), leavingTemporary ? "1" : "0"]
         let output = Pipe()
-        process.standardOutput = output
-        try process.run()
+        process = try startFeatureStoreWriter(
+            ["hold", directory.path(percentEncoded: false), leavingTemporary ? "1" : "0"], output: output)
         let line = output.fileHandleForReading.readData(ofLength: 7)
         guard String(decoding: line, as: UTF8.self) == "saving\n" else {
             process.terminate()
