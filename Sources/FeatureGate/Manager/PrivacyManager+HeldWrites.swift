@@ -85,6 +85,7 @@ extension PrivacyManager {
         }
         if let newer { return .saveFailed(store: storeName, error: newer) }
         state.saved = state.rules.record
+        state.intended = nil
         return .storeReadableAgain(store: storeName)
     }
 

@@ -12,7 +12,10 @@ extension PrivacyManager {
                 let after = state.rules.record
                 guard after != state.saved else { return nil }
                 let diagnostic = save(from: state.saved, to: after)
-                if diagnostic == nil { state.saved = after }
+                if diagnostic == nil {
+                    state.saved = after
+                    state.intended = nil
+                }
                 return diagnostic
             }
         }
@@ -29,9 +32,44 @@ extension PrivacyManager {
             state.rules.holdWrites(unsavedSince: state.saved)
             return (.storeBusyWritesHeld(store: String(describing: store), error: Self.busyError), publish(&state))
         }
+        // What the held change takes away is on disk before the call returns, without the lock.
+        let unrecorded = recordTakeAwayIntent()
         if let diagnostic = outcome.0 { diagnosticHandler?(diagnostic) }
+        if let unrecorded { diagnosticHandler?(unrecorded) }
         if outcome.1 { deliverPending() }
         retryHeldLater()
+    }
+
+    /// Makes what the held writes take away (flags decided off, consent refusals) durable as one intent
+    /// (``IntentJournal``), without the store's lock: what this process already recorded so is not recorded again.
+    /// Does nothing for a store that is not a file. Returns the diagnostic of an intent that could not be written.
+    func recordTakeAwayIntent() -> PrivacyManagerDiagnostic? {
+        guard let file = store as? FileFeatureStore else { return nil }
+        let location = FileLocation(file: file.url)
+        let intent = state.withLock { state -> TakeAwayIntent? in
+            let base = state.intended ?? state.saved
+            let after = state.rules.record
+            let intent = TakeAwayIntent(
+                stateFile: location.components[0],
+                disable: after.decidedFeatures.subtracting(after.enabledFeatures)
+                    .subtracting(base.decidedFeatures.subtracting(base.enabledFeatures)),
+                refuse: after.deniedConsentCategories.subtracting(base.deniedConsentCategories))
+            guard !intent.isEmpty else { return nil }
+            state.intended = intent.applied(to: base)
+            return intent
+        }
+        guard let intent else { return nil }
+        return Self.recordIntent(intent, in: location.anchor, store: String(describing: store))
+    }
+
+    /// Writes `intent` into the intents of the directory `anchor`; the diagnostic when it could not be.
+    static func recordIntent(_ intent: TakeAwayIntent, in anchor: String, store: String) -> PrivacyManagerDiagnostic? {
+        do {
+            try IntentJournal.record(intent, in: anchor)
+            return nil
+        } catch {
+            return .saveFailed(store: store, error: error)
+        }
     }
 
     /// What a save reports when another process kept the lock past the bound.

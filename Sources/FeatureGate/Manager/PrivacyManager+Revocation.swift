@@ -28,8 +28,25 @@ extension PrivacyManager {
         _ pending: PendingRevocation, refusing categories: Set<ConsentCategory>
     ) -> (pending: PendingRevocation, error: (any Error)?) {
         var recorded = pending
-        let error: (any Error)? =
+        var error: (any Error)? =
             withStoreLock { recordRevocation(pending, refusing: categories, as: &recorded) } ?? Self.busyError
+        if let busy = error, AtomicFile.isLockBusy(busy), let file = store as? FileFeatureStore {
+            // Another process keeps the lock: the pending record is made durable as an intent, without it, and
+            // the next holder of the lock (or the next start) folds it into the gate state.
+            if let earlier = revocation.withLock({ $0 }) { recorded = earlier.joined(by: pending) }
+            let location = FileLocation(file: file.url)
+            let intent = TakeAwayIntent(
+                stateFile: location.components[0], disable: catalog.allFeatures, refuse: categories,
+                pendingRevocation: recorded)
+            do {
+                try IntentJournal.record(intent, in: location.anchor)
+                revocation.withLock { $0 = recorded }
+                state.withLock { $0.intended = intent.applied(to: $0.intended ?? $0.saved) }
+                error = nil
+            } catch let failure {
+                error = failure
+            }
+        }
         update { $0.rules.revoke(refusing: categories) }
         return (recorded, error)
     }

@@ -6,6 +6,9 @@ extension PrivacyManager {
         var rules: GateRules
         /// The record as this process last read or saved it: what differs from it is this process's to save.
         var saved: FeatureStateRecord
+        /// While writes are held: `saved` with the take-aways made durable as intents since (``IntentJournal``), so
+        /// each take-away is recorded once.
+        var intended: FeatureStateRecord?
         /// The kept payload, read at start-up or applied since.
         var remoteRecord: RemoteLayerRecord?
         /// The payload in force whose save found the lock held by another holder: kept once it is free, unless a

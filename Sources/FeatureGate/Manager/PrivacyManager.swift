@@ -224,6 +224,12 @@ public final class PrivacyManager: Sendable {
             }
         }
 
+        // Take-aways another process made durable while the lock was busy, not folded yet: in force from here.
+        let intents = Self.pendingIntents(for: store)
+        if !intents.isEmpty {
+            stored = intents.reduce(stored) { $1.applied(to: $0) }
+        }
+
         var initial = State(
             rules: GateRules(
                 catalog: catalog, configured: configuration.enabledFeatures, stored: stored, undecidedSource: source,
@@ -259,6 +265,15 @@ public final class PrivacyManager: Sendable {
             Self.removeTemporariesLater(in: temporariesLeft, store: storeName, diagnosticHandler: diagnosticHandler)
         }
         if heldBusy { retryHeldLater() }
+        // Folded into the files once the lock is free: that is part of the take-aways, not new I/O.
+        if !intents.isEmpty { whenStoreLockFree(after: 0) {} }
+    }
+
+    /// The intents not folded yet into the state file `store` keeps (none for a store that is not a file).
+    static func pendingIntents(for store: any FeatureStore) -> [TakeAwayIntent] {
+        guard let file = store as? FileFeatureStore else { return [] }
+        let location = FileLocation(file: file.url)
+        return IntentJournal.pending(in: location.anchor).filter { $0.stateFile == location.components[0] }
     }
 
     deinit {

@@ -23,6 +23,7 @@
 //   feature-store-writer storage DIR TAG COUNT
 //                                         COUNT whole-file writes to a FileStorage at DIR (names tTAG/n0...n7, each
 //                                         4,096 copies of one byte), a purge of the whole storage every 16th
+//   feature-store-writer takeaway DIR KIND  one take-away while DIR's lock is held elsewhere (see TakeAway.swift)
 //   feature-store-writer relative DIR     with DIR as the current directory, one save to the relative path
 //                                         rel/dir/features.json (a test changing its own current directory would
 //                                         race every other test that starts a process)
@@ -173,6 +174,8 @@ case "revoke" where arguments.count == 5:
         directory: URL(filePath: arguments[2]), server: URL(filePath: arguments[3]), killPoint: point)
 case "relaunch" where arguments.count == 4:
     await relaunch(directory: URL(filePath: arguments[2]), server: URL(filePath: arguments[3]))
+case "takeaway" where arguments.count == 4:
+    await takeAway(directory: URL(filePath: arguments[2]), kind: arguments[3])
 case "relative" where arguments.count == 3:
     guard FileManager.default.changeCurrentDirectoryPath(arguments[2]) else { exit(3) }
     try FileFeatureStore(url: URL(filePath: "rel/dir/features.json")).save(Data("x".utf8))

@@ -7,7 +7,11 @@ extension ConsentManager {
         waitingAtMost bound: Duration = AtomicFile.lockWaitBound, _ body: () -> Result
     ) -> Result? {
         guard !isWaitingForLock else { return nil }
-        return privacy.withStoreLockHeld(waitingAtMost: bound, body)
+        // Taking the lock folded the intents: the durable refusals are in the ledger and the gate state now.
+        return privacy.withStoreLockHeld(waitingAtMost: bound) {
+            durableRefusals.removeAll()
+            return body()
+        }
     }
 
     /// Whether changes wait for a lock another process keeps (see ``setStatus(_:for:source:)``): they are recorded
@@ -26,10 +30,14 @@ extension ConsentManager {
     /// unknown applies once recorded, and a record that changes no status waits only to be appended.
     func hold(_ record: ConsentRecord) -> ConsentRecordingError {
         let changesStatus = record.previousStatus != record.newStatus && record.newStatus != .expired
-        let awaits: PendingRecord.Awaiting =
+        var awaits: PendingRecord.Awaiting =
             !changesStatus ? .nothing : record.newStatus.isRefusal ? .refusalEdge : .change
-        pending.append(PendingRecord(record: record, awaits: awaits))
-        if awaits == .refusalEdge {
+        if awaits == .refusalEdge, recordIntent(of: record) {
+            awaits = .intent
+        } else {
+            pending.append(PendingRecord(record: record, awaits: awaits))
+        }
+        if awaits == .refusalEdge || awaits == .intent {
             answers[record.category] = ConsentAnswer(record, isTrusted: true)
             updateGate()
             notify(
@@ -44,6 +52,33 @@ extension ConsentManager {
         }
         return ConsentRecordingError(
             record: record, applied: awaits != .change, underlying: PrivacyManager.busyError, isHeld: true)
+    }
+
+    /// Makes the held refusal `record` durable without the lock, as an intent (``IntentJournal``) that the next
+    /// holder of the lock, or the next start, folds into the ledger and the gate state: the record, its category
+    /// refused, the features it maps decided off. The held grants of the same category before it go into the same
+    /// intent, before it, so the ledger keeps the order they were made in and ends with the refusal. `false` when the
+    /// ledger and the gate state are not files of one directory, or the intent could not be written: then the
+    /// refusal is held in memory only.
+    func recordIntent(of record: ConsentRecord) -> Bool {
+        guard let ledger = ledger as? FileConsentLedger, let store = privacy.store as? FileFeatureStore else {
+            return false
+        }
+        let (ledgerLocation, stateLocation) = (FileLocation(file: ledger.url), FileLocation(file: store.url))
+        guard ledgerLocation.anchor == stateLocation.anchor else { return false }
+        let earlier = pending.filter { $0.record.category == record.category && $0.awaits == .change }.map(\.record)
+        let intent = TakeAwayIntent(
+            stateFile: stateLocation.components[0], ledgerFile: ledgerLocation.components[0],
+            disable: privacy.catalog.mask(policy.features[record.category] ?? []), refuse: [record.category],
+            records: earlier + [record])
+        do {
+            try IntentJournal.record(intent, in: stateLocation.anchor)
+        } catch {
+            return false
+        }
+        pending.removeAll { $0.record.category == record.category && $0.awaits == .change }
+        durableRefusals.insert(record.category)
+        return true
     }
 
     /// Retries the held changes once the lock is free, from a background thread that waits for it (so no caller
@@ -81,7 +116,7 @@ extension ConsentManager {
             case .nothing:
                 kept.append(entry)
                 continue
-            case .refusalEdge:
+            case .refusalEdge, .intent:
                 privacy.applyConsentEdge(
                     record.category, edge: record.newStatus, policy: policy, decisions: currentDecisions())
                 kept.append(PendingRecord(record: record, awaits: .nothing))
@@ -100,7 +135,7 @@ extension ConsentManager {
     /// The categories whose held refusal is in force: what other writers appended before it does not change them
     /// (the refusal goes into the ledger after it).
     var heldRefusals: Set<ConsentCategory> {
-        Set(pending.filter { $0.awaits == .refusalEdge }.map(\.record.category))
+        Set(pending.filter { $0.awaits == .refusalEdge }.map(\.record.category)).union(durableRefusals)
     }
 }
 
@@ -113,6 +148,8 @@ struct PendingRecord {
         case refusalEdge
         /// A held grant or unknown: the whole change applies once it is appended.
         case change
+        /// A held refusal made durable as an intent (never kept in `pending`: the lock's next holder folds it).
+        case intent
     }
 
     var record: ConsentRecord

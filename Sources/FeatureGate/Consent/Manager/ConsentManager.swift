@@ -54,6 +54,9 @@ public actor ConsentManager {
     /// while another process kept the data directory's lock. Each is appended before the next record, so the ledger's
     /// order stays the order things happened.
     var pending: [PendingRecord] = []
+    /// The categories whose held refusal is durable as an intent that no holder of the lock has folded yet: in
+    /// force, and kept over what other writers appended before it.
+    var durableRefusals: Set<ConsentCategory> = []
     /// Whether a retry of the held changes waits for another process's lock: later changes are held behind them
     /// without waiting again.
     var isWaitingForLock = false
@@ -117,6 +120,10 @@ public actor ConsentManager {
         } catch {
             diagnostics.append(.ledgerUnreadable(ledger: String(describing: ledger), error: error))
         }
+        // Refusals another process made durable while the lock was busy, not folded into the ledger yet: they
+        // follow the ledger's records, as the fold will append them.
+        let intended = Self.pendingIntentRecords(ledger: ledger, store: privacy.store)
+        if !intended.isEmpty { trail.fold(ConsentLedgerContents(records: intended)) }
         let fromGate = trail.mergeRefusals(privacy.storedConsentRefusals, policyVersion: policy.version)
         for category in fromGate.sorted() {
             diagnostics.append(.refusalMissingFromLedger(category: category))
@@ -139,6 +146,15 @@ public actor ConsentManager {
             policy: policy, decisions: policy.decisions(answers: trail.answers, context: context, now: now()))
         for diagnostic in diagnostics { diagnosticHandler?(diagnostic) }
         if let trustedCheckpoint { verifyLater(trustedCheckpoint, of: ledger) }
+    }
+
+    /// The records of the intents not folded yet into `ledger` (those the ledger already holds left out).
+    static func pendingIntentRecords(ledger: any ConsentLedger, store: any FeatureStore) -> [ConsentRecord] {
+        guard let ledger = ledger as? FileConsentLedger, store is FileFeatureStore else { return [] }
+        let location = FileLocation(file: ledger.url)
+        let records = IntentJournal.pending(in: location.anchor).filter { $0.ledgerFile == location.components[0] }
+            .flatMap(\.records)
+        return IntentJournal.recordsNotInLedger(records, ledger: location)
     }
 
     // MARK: - Reading

@@ -139,6 +139,16 @@ extension AtomicFile {
         flushDirectory(fd)
     }
 
+    /// The names in the directory at `location` (without `.` and `..`), reached without following a link.
+    package static func entries(of location: FileLocation) throws(FileStoreError) -> [String] {
+        try withDirectory(FileLocation(anchor: location.anchor, components: location.components + ["."]), create: false)
+        {
+            (directory, _, _) throws(FileStoreError) -> [String] in
+            guard let directory else { throw FileStoreError(path: location.path, operation: .list, code: ENOENT) }
+            return try entries(of: directory, path: location.path)
+        }
+    }
+
     /// The names in the directory `fd` (without `.` and `..`). `fd` stays open and is not moved.
     private static func entries(of fd: Int32, path: String) throws(FileStoreError) -> [String] {
         let copy = dup(fd)

@@ -211,7 +211,7 @@ extension AtomicFile {
     }
 
     /// Writes all of `data` to `fd`; returns the `errno` of a failed write.
-    private static func writeAll(_ data: Data, to fd: Int32) -> Int32? {
+    static func writeAll(_ data: Data, to fd: Int32) -> Int32? {
         data.withUnsafeBytes { raw in
             var offset = 0
             while offset < raw.count {

@@ -74,6 +74,10 @@ extension AtomicFile {
             }
             fd = descriptor
             Self.holders.withLock { $0[path, default: 0] += 1 }
+            // Take-aways another process made durable while the lock was busy come first (one `fstatat` when none).
+            if IntentJournal.hasFolder(in: anchor) {
+                AtomicFile.holdingLock(path) { IntentJournal.fold(in: path) }
+            }
         }
 
         /// Releases the lock if it was taken.

@@ -31,7 +31,7 @@ extension AtomicFile {
     private static let heldLockKey = "FeatureGate.AtomicFile.heldLockPath"
 
     /// Runs `body` with ``heldLockPath`` set to `path` on this thread.
-    private static func holdingLock<Result>(_ path: String, _ body: () -> Result) -> Result {
+    static func holdingLock<Result>(_ path: String, _ body: () -> Result) -> Result {
         let dictionary = Thread.current.threadDictionary
         let previous = dictionary[heldLockKey]
         dictionary[heldLockKey] = path

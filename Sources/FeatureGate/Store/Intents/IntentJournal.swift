@@ -1,0 +1,243 @@
+import Foundation
+
+/// The take-aways made durable without the data directory's lock: one file per change in the folder
+/// ``directoryName`` of the directory, folded first by every holder of its lock and read over the stored state by
+/// every start.
+///
+/// Recording one (``record(_:in:)``) takes no lock: the intent is written to a temporary file in the folder, flushed
+/// (`fsync`), renamed to its final name (`NANOSECONDS-PID-COUNTER.intent`, so names sort in the order the changes
+/// were made, and a process's own in its order), and the folder and the directory are flushed; only then does the
+/// call return. A crash before the rename leaves a temporary file, which is no intent (the call never returned).
+///
+/// Folding (``fold(in:)``), under the lock: every intent, in name order, is applied to the gate state file and its
+/// records appended to the ledger (one the ledger's tail already holds is not appended twice), each flushed; then
+/// the intents are deleted. A crash in between folds them again, which changes nothing more: they only take away.
+/// Every ``AtomicFile/DirectoryLock`` folds as soon as it takes the lock, before the operation it was taken for
+/// reads anything, so no writer of the directory acts on a state that lacks an acknowledged "no".
+package enum IntentJournal {
+    /// `.featuregate-intents`: the folder, created by the first intent and removed by the fold that empties it.
+    package static let directoryName = ".featuregate-intents"
+    /// What an intent's file name ends with.
+    static let suffix = ".intent"
+    /// The largest intent read (one holds a few records; revoke-all's holds a handful).
+    static let maximumSize = 256 * 1024
+
+    private static let counter = AtomicWord<UInt>(0)
+    private static let lastTime = LockedValue<UInt64>(0)
+
+    // MARK: Recording
+
+    /// Makes `intent` durable in the directory `anchor` without its lock: on disk (file, folder and directory
+    /// flushed) before it returns.
+    ///
+    /// - Throws: ``FileStoreError`` when it could not be written.
+    package static func record(_ intent: TakeAwayIntent, in anchor: String) throws(FileStoreError) {
+        let data = intent.encoded()
+        let name = nextName()
+        var lastError = FileStoreError(path: anchor, operation: .write, code: EIO)
+        // A fold may remove the folder between its creation and the rename: tried again then.
+        for _ in 0..<4 {
+            do throws(FileStoreError) {
+                try write(data, named: name, in: anchor)
+                return
+            } catch {
+                lastError = error
+                guard error.code == ENOENT else { throw error }
+            }
+        }
+        throw lastError
+    }
+
+    /// A name later than every name this process made before, and than the clock's now.
+    private static func nextName() -> String {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        let nanoseconds = UInt64(max(0, now.tv_sec)) * 1_000_000_000 + UInt64(max(0, now.tv_nsec))
+        let time = lastTime.withLock { last in
+            last = max(last + 1, nanoseconds)
+            return last
+        }
+        let sequence = counter.add(1, ordering: .relaxed).newValue
+        let padded = String(time).leftPadded(to: 20)
+        return "\(padded)-\(String(getpid()).leftPadded(to: 10))-\(String(sequence).leftPadded(to: 8))\(suffix)"
+    }
+
+    private static func write(_ data: Data, named name: String, in anchor: String) throws(FileStoreError) {
+        let folderPath = anchor + "/" + directoryName
+        let directory = open(anchor, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        if directory < 0 { throw FileStoreError(path: anchor, operation: .open, code: errno) }
+        defer { close(directory) }
+        if mkdirat(directory, directoryName, 0o700) != 0 && errno != EEXIST {
+            throw FileStoreError(path: folderPath, operation: .createDirectory, code: errno)
+        }
+        let folder = openat(directory, directoryName, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        if folder < 0 {
+            throw AtomicFile.error(
+                path: folderPath, operation: .open, errno: errno, at: directoryName, in: directory, directory: true)
+        }
+        defer { close(folder) }
+        let temporary = AtomicFile.temporaryName(for: name)
+        let fd = openat(folder, temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        if fd < 0 { throw FileStoreError(path: folderPath + "/" + temporary, operation: .open, code: errno) }
+        var failure: FileStoreError?
+        if let code = AtomicFile.writeAll(data, to: fd) {
+            failure = FileStoreError(path: folderPath + "/" + temporary, operation: .write, code: code)
+        } else if AtomicFile.flushToDisk(fd, .full) != 0 {
+            failure = FileStoreError(path: folderPath + "/" + temporary, operation: .sync, code: errno)
+        }
+        close(fd)
+        if failure == nil && renameat(folder, temporary, folder, name) != 0 {
+            failure = FileStoreError(path: folderPath + "/" + name, operation: .rename, code: errno)
+        }
+        if let failure {
+            unlinkat(folder, temporary, 0)
+            throw failure
+        }
+        // The rename, and the folder's own entry when it was just created, reach the disk before the call returns.
+        if AtomicFile.flushToDisk(folder, .full) != 0 {
+            throw FileStoreError(path: folderPath, operation: .sync, code: errno)
+        }
+        AtomicFile.flushDirectory(directory)
+    }
+
+    // MARK: Reading
+
+    /// The intents waiting in the directory `anchor`, in the order they were made; reads only (no lock, no write).
+    /// One that cannot be decoded is left out (it was never acknowledged: the rename comes after the flush).
+    package static func pending(in anchor: String) -> [TakeAwayIntent] {
+        pendingFiles(in: anchor).map(\.intent)
+    }
+
+    /// Whether the directory `anchor` has an intents folder: one `fstatat`, the cost every lock holder pays.
+    static func hasFolder(in anchor: Int32) -> Bool {
+        var status = stat()
+        return fstatat(anchor, directoryName, &status, AT_SYMLINK_NOFOLLOW) == 0
+    }
+
+    private static func pendingFiles(in anchor: String) -> [(name: String, intent: TakeAwayIntent)] {
+        let folder = FileLocation(anchor: anchor, components: [directoryName])
+        guard let names = try? AtomicFile.entries(of: folder) else { return [] }
+        let decoder = JSONDecoder()
+        return names.filter { $0.hasSuffix(suffix) && !$0.hasPrefix(".") }.sorted().compactMap { name in
+            let location = FileLocation(anchor: anchor, components: [directoryName, name])
+            guard let data = try? AtomicFile.read(location, limit: maximumSize),
+                let intent = try? decoder.decode(TakeAwayIntent.self, from: data)
+            else { return nil }
+            return (name, intent)
+        }
+    }
+
+    /// `records` with those the ledger file at `ledger` already holds in its last bytes left out: what a fold a crash
+    /// cut short appended already.
+    package static func recordsNotInLedger(_ records: [ConsentRecord], ledger: FileLocation) -> [ConsentRecord] {
+        guard !records.isEmpty else { return [] }
+        let tail =
+            (try? AtomicFile.withOpenedFile(ledger, limit: FileConsentLedger.maximumFileSize) {
+                (file) throws(FileStoreError) -> Data in
+                guard let file else { return Data() }
+                return try file.read(max(0, file.size - 64 * 1024)..<file.size)
+            }) ?? Data()
+        guard !tail.isEmpty else { return records }
+        return records.filter { tail.range(of: ConsentRecordLine.encode($0)) == nil }
+    }
+
+    // MARK: Folding
+
+    /// Applies every intent of the directory `anchor` to its gate state and ledger, then deletes them. Called with
+    /// the directory's lock held (every operation inside finds it held); does nothing, beyond one `fstatat`, when
+    /// there is none.
+    static func fold(in anchor: String) {
+        let files = pendingFiles(in: anchor)
+        let folder = FileLocation(anchor: anchor, components: [directoryName])
+        guard !files.isEmpty else {
+            removeFolderIfEmpty(folder)
+            return
+        }
+        let anchorURL = URL(filePath: anchor, directoryHint: .isDirectory)
+        // The records first, in order: the ledger is the commit point, and a state a crash left behind is replayed.
+        for (ledgerFile, intents) in grouped(files.map(\.intent), by: \.ledgerFile) {
+            guard let ledgerFile else { continue }
+            let ledger = FileConsentLedger(url: anchorURL.appending(path: ledgerFile, directoryHint: .notDirectory))
+            let records = intents.flatMap(\.records)
+            for record in recordsNotInLedger(records, ledger: FileLocation(anchor: anchor, components: [ledgerFile])) {
+                // A ledger that refuses the record keeps the intent, for the next fold.
+                do { try ledger.append(record) } catch { return }
+            }
+        }
+        for (stateFile, intents) in grouped(files.map(\.intent), by: \.stateFile) {
+            var isNewer = false
+            do {
+                try AtomicFile.update(
+                    FileLocation(anchor: anchor, components: [stateFile]), limit: FileFeatureStore.maximumRecordSize
+                ) { data in
+                    var base = FeatureStateRecord(enabledFeatures: [], decidedFeatures: [])
+                    if let data {
+                        switch PrivacyManager.storedForUpdate(data) {
+                        case .failure:
+                            // A newer format is not rewritten: the intents stay, and every start reads them.
+                            isNewer = true
+                            return nil
+                        case .success(let record): base = record ?? base
+                        }
+                    }
+                    let folded = intents.reduce(base) { $1.applied(to: $0) }.encoded()
+                    return folded == data ? nil : folded
+                }
+            } catch {
+                return
+            }
+            if isNewer { return }
+        }
+        for (name, _) in files {
+            _ = try? AtomicFile.remove(FileLocation(anchor: anchor, components: [directoryName, name]))
+        }
+        removeFolderIfEmpty(folder)
+    }
+
+    private static func modificationSeconds(_ status: stat) -> Int {
+        #if canImport(Darwin)
+        Int(status.st_mtimespec.tv_sec)
+        #else
+        Int(status.st_mtim.tv_sec)
+        #endif
+    }
+
+    private static func grouped<Key: Hashable>(
+        _ intents: [TakeAwayIntent], by key: KeyPath<TakeAwayIntent, Key>
+    ) -> [(Key, [TakeAwayIntent])] {
+        var order: [Key] = []
+        var groups: [Key: [TakeAwayIntent]] = [:]
+        for intent in intents {
+            let value = intent[keyPath: key]
+            if groups[value] == nil { order.append(value) }
+            groups[value, default: []].append(intent)
+        }
+        return order.map { ($0, groups[$0] ?? []) }
+    }
+
+    /// Removes the folder when nothing is left in it but temporary files older than a minute (of recordings a crash
+    /// cut short; a recording in progress is younger). An intent created meanwhile keeps it (`ENOTEMPTY`).
+    private static func removeFolderIfEmpty(_ folder: FileLocation) {
+        let anchor = open(folder.anchor, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        guard anchor >= 0 else { return }
+        defer { close(anchor) }
+        let fd = openat(anchor, directoryName, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        guard fd >= 0 else { return }
+        var removed = false
+        for name in (try? AtomicFile.entries(of: folder)) ?? [] where AtomicFile.isTemporaryName(name) {
+            var status = stat()
+            if fstatat(fd, name, &status, AT_SYMLINK_NOFOLLOW) == 0, Int(time(nil)) - modificationSeconds(status) > 60 {
+                removed = unlinkat(fd, name, 0) == 0 || removed
+            }
+        }
+        _ = AtomicFile.flushToDisk(fd, .full)
+        close(fd)
+        if unlinkat(anchor, directoryName, AT_REMOVEDIR) == 0 || removed { AtomicFile.flushDirectory(anchor) }
+    }
+}
+
+extension String {
+    fileprivate func leftPadded(to width: Int) -> String {
+        count >= width ? self : String(repeating: "0", count: width - count) + self
+    }
+}
