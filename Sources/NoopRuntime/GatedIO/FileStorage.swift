@@ -18,6 +18,12 @@ import Foundation
 /// delete and then throws ``FileStorageError/notAllRemoved(removed:failures:)``. The files have no integrity
 /// protection against a process that can write them.
 ///
+/// ## Other processes
+/// A write, a removal and ``removeAll()`` take the data directory's inter-process lock (a read takes none) and wait
+/// for another process's hold of it at most 100 ms (less when the caller bounds it with a shorter wait): past that
+/// they throw a `FileStoreError` of operation `lock` and code `EWOULDBLOCK`, having touched nothing, so no caller,
+/// and no thread of the concurrency pool, is blocked behind a stopped process.
+///
 /// Thread safety: calls may come from any thread; writes to the same name race the way renames do (the last
 /// one wins, whole).
 public struct FileStorage: Storage, CustomStringConvertible {
@@ -49,19 +55,21 @@ public struct FileStorage: Storage, CustomStringConvertible {
     /// - Throws: ``FileStorageError/invalidName(_:)`` for a name ``FileStorage`` refuses, or `FileStoreError` with
     ///   the path and what went wrong (a link, not a regular file, over ``maximumFileSize``, a system error).
     public func read(_ name: String) throws -> Data? {
-        try AtomicFile.read(location(for: name), limit: maximumFileSize)
+        try AtomicFile.read(location(for: name), limit: maximumFileSize)  // (Reads take no lock.)
     }
 
     /// Replaces the file `name` with `data` atomically, creating directories as needed.
     public func write(_ data: Data, to name: String) throws {
         // A subsystem's own data: losing the latest write to a power cut costs nothing, so it is only ordered.
-        try AtomicFile.write(data, to: location(for: name), durability: .ordered)
+        let location = try location(for: name)
+        try bounded { try AtomicFile.write(data, to: location, durability: .ordered) }
     }
 
     /// Deletes the file `name` (a link itself); returns whether it existed.
     @discardableResult
     public func remove(_ name: String) throws -> Bool {
-        try AtomicFile.remove(location(for: name))
+        let location = try location(for: name)
+        return try bounded { try AtomicFile.remove(location) }
     }
 
     /// Deletes everything under ``directory``, then ``directory`` itself, without following symbolic links.
@@ -72,11 +80,16 @@ public struct FileStorage: Storage, CustomStringConvertible {
     /// - Throws: ``FileStorageError/notAllRemoved(removed:failures:)`` when something could not be deleted; the
     ///   rest was.
     public func removeAll() throws -> [String] {
-        let removal = AtomicFile.removeTree(FileLocation(directory: directory))
+        let removal = bounded { AtomicFile.removeTree(FileLocation(directory: directory)) }
         guard removal.failures.isEmpty else {
             throw FileStorageError.notAllRemoved(removed: removal.removed, failures: removal.failures)
         }
         return removal.removed
+    }
+
+    /// Runs `body` waiting at most ``AtomicFile/lockWaitBound`` (or the caller's shorter bound) for the lock.
+    private func bounded<Result>(_ body: () throws -> Result) rethrows -> Result {
+        try AtomicFile.$lockWait.withValue(AtomicFile.boundedLockWait, operation: body)
     }
 
     private func location(for name: String) throws(FileStorageError) -> FileLocation {

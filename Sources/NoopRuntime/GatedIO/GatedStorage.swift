@@ -60,7 +60,11 @@ public struct GatedStorage: Sendable {
     ///
     /// The write is tracked while it runs: a ``purge()`` that begins meanwhile waits for it, and if it lands
     /// after a purge began it deletes `name` again and throws ``GatedIOError/gateClosed(_:)``.
-    @inlinable
+    ///
+    /// Over a ``FileStorage`` (or any store that writes through the package's files), the gate is checked again
+    /// once the data directory's lock is held, after the take-aways other processes made durable without it are
+    /// folded and the gate state is read again: a "no" that returned in any process before the write took the lock
+    /// refuses it (``GatedIOError/gateClosed(_:)``), so no write lands after it.
     public func write(_ data: Data, to name: String) throws(GatedIOError) {
         try admit()
         // Admission and registration are one step under the tracker's lock, so a purge either sees this write
@@ -69,7 +73,18 @@ public struct GatedStorage: Sendable {
             throw .gateClosed(features)
         }
         defer { writes.end(generation) }
-        do { try inner.write(data, to: name) } catch { throw .failed(error) }
+        let (gate, gated) = (privacy, features)
+        let admission: @Sendable () -> Bool = {
+            gate.reloadStoredState()
+            return gate.isEnabled(gated)
+        }
+        do {
+            try AtomicFile.$admission.withValue(admission) { try inner.write(data, to: name) }
+        } catch  where AtomicFile.isRefusedUnderLock(error) {
+            throw .gateClosed(features)
+        } catch {
+            throw .failed(error)
+        }
         if writes.generation != generation {
             _ = try? inner.remove(name)
             throw .gateClosed(features)

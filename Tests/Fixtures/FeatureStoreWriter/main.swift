@@ -156,11 +156,21 @@ case "storage" where arguments.count == 5:
     guard let tag = UInt8(arguments[3]), let count = Int(arguments[4]) else { exit(2) }
     let storage = FileStorage(directory: URL(filePath: arguments[2]))
     for index in 0..<count {
-        if index % 16 == 15 {
-            _ = try storage.removeAll()
-        } else {
-            let byte = UInt8(ascii: "A") &+ UInt8(index % 26)
-            try storage.write(Data(repeating: byte, count: 4_096), to: "t\(tag)/n\(index % 8)")
+        // A write or purge gives up after 100 ms behind another process's lock: an SDK tries it again.
+        while true {
+            do {
+                if index % 16 == 15 {
+                    _ = try storage.removeAll()
+                } else {
+                    let byte = UInt8(ascii: "A") &+ UInt8(index % 26)
+                    try storage.write(Data(repeating: byte, count: 4_096), to: "t\(tag)/n\(index % 8)")
+                }
+                break
+            } catch  where AtomicFile.isLockBusy(error) {
+                continue
+            } catch let FileStorageError.notAllRemoved(_, failures) where failures.allSatisfy(AtomicFile.isLockBusy) {
+                continue
+            }
         }
     }
 case "share" where arguments.count == 7:

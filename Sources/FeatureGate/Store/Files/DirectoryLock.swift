@@ -78,6 +78,10 @@ extension AtomicFile {
             if IntentJournal.hasFolder(in: anchor) {
                 AtomicFile.holdingLock(path) { IntentJournal.fold(in: path) }
             }
+            if let admission = AtomicFile.admission, !AtomicFile.holdingLock(path, admission) {
+                release()
+                throw FileStoreError(path: lockPath, operation: .lock, code: ECANCELED)
+            }
         }
 
         /// Releases the lock if it was taken.

@@ -13,6 +13,21 @@ extension AtomicFile {
     /// and retried later: 100 ms.
     package static let lockWaitBound = Duration.milliseconds(100)
 
+    /// What an operation on this thread (or task) checks once it holds a data directory's lock and the intents are
+    /// folded, before it writes: `false` refuses the write (a `FileStoreError` of operation `lock` and code
+    /// `ECANCELED`, ``isRefusedUnderLock(_:)``). `GatedStorage` re-checks its gate here, so no write lands after a
+    /// "no" another process made. It runs with the lock held: it reads, and takes no lock of that directory.
+    @TaskLocal package static var admission: (@Sendable () -> Bool)?
+
+    /// Whether `error` is a write ``admission`` refused under the lock.
+    package static func isRefusedUnderLock(_ error: any Error) -> Bool {
+        guard let error = error as? FileStoreError else { return false }
+        return error.operation == .lock && error.code == ECANCELED
+    }
+
+    /// `lockWait`, at most ``lockWaitBound``: what an operation whose caller must not wait on another process uses.
+    package static var boundedLockWait: Duration { lockWait.map { min($0, lockWaitBound) } ?? lockWaitBound }
+
     /// Whether `error` is a lock another process held past the wait allowed (see ``lockWait``).
     package static func isLockBusy(_ error: any Error) -> Bool {
         guard let error = error as? FileStoreError else { return false }
