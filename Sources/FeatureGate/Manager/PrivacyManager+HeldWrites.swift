@@ -110,6 +110,7 @@ extension PrivacyManager {
             decidedFeatures: record.decidedFeatures.union(base.decidedFeatures.intersection(unknown)),
             deniedConsentCategories: record.deniedConsentCategories)
         merged.pendingRevocation = base.pendingRevocation
+        merged.ledgerLength = Self.later(base.ledgerLength, state.ledgerLength)
         let encoded = merged.encoded()
         return encoded == data ? nil : encoded
     }

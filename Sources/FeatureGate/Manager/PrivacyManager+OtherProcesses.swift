@@ -114,6 +114,7 @@ extension PrivacyManager {
             enabledFeatures: catalog.mask(stored.enabledFeatures),
             decidedFeatures: catalog.mask(stored.decidedFeatures),
             deniedConsentCategories: stored.deniedConsentCategories)
+        state.ledgerLength = Self.later(state.ledgerLength, stored.ledgerLength)
         guard known != state.saved else { return nil }
         state.rules.adopt(stored.merging(changeFrom: state.saved, to: state.rules.record))
         state.saved = known

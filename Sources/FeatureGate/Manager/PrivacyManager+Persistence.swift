@@ -11,7 +11,7 @@ extension PrivacyManager {
                 if state.rules.isHoldingWrites { return retryHeldRecord(&state) }
                 let after = state.rules.record
                 guard after != state.saved else { return nil }
-                let diagnostic = save(from: state.saved, to: after)
+                let diagnostic = save(from: state.saved, to: after, ledgerLength: state.ledgerLength)
                 if diagnostic == nil {
                     state.saved = after
                     state.intended = nil
@@ -71,6 +71,27 @@ extension PrivacyManager {
             return .saveFailed(store: store, error: error)
         }
     }
+
+    /// The further of two ledger lengths.
+    static func later(_ one: Int?, _ other: Int?) -> Int? {
+        guard let one else { return other }
+        return max(one, other ?? one)
+    }
+
+    /// Notes how far into the consent ledger this process's consent changes reached (after an append, under the
+    /// lock): the next save of the gate state records it.
+    package func noteLedgerLength(_ length: Int, ifReflecting start: Int? = nil) {
+        state.withLock { state in
+            if let start, let reflected = state.ledgerLength, reflected != start { return }
+            state.ledgerLength = Self.later(state.ledgerLength, length)
+        }
+    }
+
+    /// The gate state's record, as this process holds it now.
+    var currentRecord: FeatureStateRecord { state.withLock { $0.rules.record } }
+
+    /// The ledger length the gate state recorded when it was read at start-up.
+    package var storedLedgerLength: Int? { state.withLock { $0.ledgerLength } }
 
     /// What a save reports when another process kept the lock past the bound.
     static var busyError: FileStoreError { FileStoreError(path: "", operation: .lock, code: EWOULDBLOCK) }
@@ -132,7 +153,9 @@ extension PrivacyManager {
     /// lacks, are kept (``FeatureStateRecord/merging(changeFrom:to:)``). A missing or corrupt record is replaced by
     /// this process's own. A record of a newer format is left as it is and reported: writing
     /// this format over it would drop what this version does not understand. Called under the lock.
-    func save(from before: FeatureStateRecord, to after: FeatureStateRecord) -> PrivacyManagerDiagnostic? {
+    func save(
+        from before: FeatureStateRecord, to after: FeatureStateRecord, ledgerLength: Int? = nil
+    ) -> PrivacyManagerDiagnostic? {
         var newer: FeatureStateRecordError?
         do {
             try store.update { data in
@@ -145,7 +168,9 @@ extension PrivacyManager {
                     case .success(let record): base = record ?? before
                     }
                 }
-                let merged = base.merging(changeFrom: before, to: after).encoded()
+                var record = base.merging(changeFrom: before, to: after)
+                record.ledgerLength = Self.later(record.ledgerLength, ledgerLength)
+                let merged = record.encoded()
                 return merged == data ? nil : merged
             }
         } catch {

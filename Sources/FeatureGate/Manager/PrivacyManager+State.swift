@@ -9,6 +9,9 @@ extension PrivacyManager {
         /// While writes are held: `saved` with the take-aways made durable as intents since (``IntentJournal``), so
         /// each take-away is recorded once.
         var intended: FeatureStateRecord?
+        /// How far into the consent ledger this process's consent changes reached (``FeatureStateRecord/ledgerLength``):
+        /// saved with the next save.
+        var ledgerLength: Int?
         /// The kept payload, read at start-up or applied since.
         var remoteRecord: RemoteLayerRecord?
         /// The payload in force whose save found the lock held by another holder: kept once it is free, unless a

@@ -94,6 +94,10 @@ public final class PrivacyManager: Sendable {
     /// Where the server's kill switch is kept, if the manager was given one.
     public let remoteLayer: RemoteLayerFile?
 
+    /// How far into the consent ledger the gate state read at start-up reflects (0 with no state at all; `nil`
+    /// when unknown): where ``ConsentManager`` replays the ledger's tail from.
+    let ledgerPointAtStart: Int?
+
     /// What went wrong with the store at start-up, if anything. Empty after a clean start.
     public let startupDiagnostics: [PrivacyManagerDiagnostic]
 
@@ -137,6 +141,8 @@ public final class PrivacyManager: Sendable {
         var heldBusy = false
         // What the store still holds when a reset could not be written: the next save must still reset it.
         var unreset: FeatureStateRecord?
+        // Whether a record was read: a store that holds none reflects none of the consent ledger.
+        var hasRecord = false
 
         if configuration.resetEnabledFeatures {
             // Discarding is the one write start-up may do, and only when there is something to discard. Refusals
@@ -150,7 +156,8 @@ public final class PrivacyManager: Sendable {
             do {
                 // An unlocked look first: with nothing stored there is nothing to discard, and taking the store's
                 // lock would create its directory and lock file.
-                if try store.load() != nil {
+                hasRecord = try store.load() != nil
+                if hasRecord {
                     // Never waiting long for another process: past the bound, writes are held and the reset
                     // happens with the first retry (see `mergeHeldWrites`).
                     try AtomicFile.$lockWait.withValue(AtomicFile.lockWaitBound) {
@@ -204,6 +211,7 @@ public final class PrivacyManager: Sendable {
         } else {
             do {
                 if let data = try store.load() {
+                    hasRecord = true
                     let record = try FeatureStateRecord(decoding: data)
                     let unknown = record.enabledFeatures.subtracting(catalog.allFeatures)
                     if !unknown.isEmpty {
@@ -259,6 +267,10 @@ public final class PrivacyManager: Sendable {
         self.startupDiagnostics = diagnostics
         self.unswitchedBits = AtomicWord(unswitched.rawValue)
         self.effectiveBits = AtomicWord(initial.effective.rawValue)
+        initial.ledgerLength = stored.ledgerLength
+        // No record at all (and no trouble reading one) reflects none of the ledger; a record an earlier version
+        // wrote says nothing about it.
+        self.ledgerPointAtStart = stored.ledgerLength ?? (hasRecord || !diagnostics.isEmpty ? nil : 0)
         self.state = LockedValue(initial)
         for diagnostic in diagnostics { diagnosticHandler?(diagnostic) }
         if let temporariesLeft {
@@ -399,7 +411,9 @@ public final class PrivacyManager: Sendable {
                 if after != before { diagnostic = AtomicFile.$lockWait.withValue(.zero) { retryHeldRecord(&state) } }
             } else if after != before && after != state.saved {
                 // (Back to what was saved, after a failed save: the store holds it, nothing to write.)
-                diagnostic = AtomicFile.$lockWait.withValue(.zero) { save(from: state.saved, to: after) }
+                diagnostic = AtomicFile.$lockWait.withValue(.zero) {
+                    save(from: state.saved, to: after, ledgerLength: state.ledgerLength)
+                }
                 if diagnostic == nil { state.saved = after }
             }
             return (result, publish(&state) || deliverEarly, diagnostic)

@@ -53,6 +53,10 @@ public struct FeatureStateRecord: Sendable, Hashable {
     /// The revoke-all that began and has not finished, if any (key `pendingRevocation`, written only when there is
     /// one). Saves that do not change it keep the stored one.
     public var pendingRevocation: PendingRevocation?
+    /// How far into the consent ledger (its length in bytes) the record reflects: written by each consent change
+    /// with the ledger's length after its record (key `ledgerLength`, only once known). A start that finds the
+    /// ledger longer applies the records after this point, as a journal replays committed records.
+    package var ledgerLength: Int?
 
     /// Creates a record. `enabledFeatures` is limited to `decidedFeatures`.
     ///
@@ -90,6 +94,7 @@ public struct FeatureStateRecord: Sendable, Hashable {
         )
         merged.pendingRevocation =
             before.pendingRevocation == after.pendingRevocation ? pendingRevocation : after.pendingRevocation
+        merged.ledgerLength = ledgerLength
         return merged
     }
 
@@ -99,6 +104,7 @@ public struct FeatureStateRecord: Sendable, Hashable {
         var decidedFeatures: UInt?
         var deniedConsentCategories: [ConsentCategory]?
         var pendingRevocation: PendingRevocation?
+        var ledgerLength: Int?
     }
 
     private struct VersionOnly: Decodable {
@@ -123,9 +129,10 @@ public struct FeatureStateRecord: Sendable, Hashable {
         let pending = pendingRevocation.map {
             #""pendingRevocation":\#(String(decoding: $0.encoded(), as: UTF8.self)),"#
         }
+        let length = ledgerLength.map { #""ledgerLength":\#($0),"# }
         let json = #"""
             {"decidedFeatures":\#(decided),"deniedConsentCategories":\#(categories),\#
-            "enabledFeatures":\#(enabled),\#(pending ?? "")"version":\#(version)}
+            "enabledFeatures":\#(enabled),\#(length ?? "")\#(pending ?? "")"version":\#(version)}
             """#
         return Data(json.utf8)
     }
@@ -164,6 +171,7 @@ public struct FeatureStateRecord: Sendable, Hashable {
             deniedConsentCategories: Set(denied)
         )
         pendingRevocation = payload.pendingRevocation
+        ledgerLength = payload.ledgerLength.flatMap { $0 >= 0 ? $0 : nil }
     }
 
     /// Encodes a whole set chosen at once: every flag decided, `features` on, no consent refusals.

@@ -293,7 +293,12 @@ import Darwin
         try Self.appendRaw(Self.line(late), to: files.consentLedgerFile)
         let relaunched = try Self.contents(of: directory.url)
         let (_, second) = launch()
-        #expect(try Self.contents(of: directory.url) == relaunched, "start-up wrote something")
+        // The late line is a change the gate state does not reflect: the start replays it into the gate state (a
+        // committed change completed), and writes nothing else.
+        let state = PrivacyDataDirectory.stateFileName
+        #expect(
+            try Self.contents(of: directory.url).filter { $0.key != state } == relaunched.filter { $0.key != state },
+            "start-up wrote something besides the replayed gate state")
         let ledger = FileConsentLedger(url: files.consentLedgerFile)
         #expect(try ledger.readTrail(after: nil).snapshot.trail == ConsentTrail(try ledger.load()), "seed \(seed)")
         #expect(await second.status(for: personalization) == .denied)

@@ -8,6 +8,9 @@ public enum ConsentDiagnostic: Sendable, CustomStringConvertible {
     case ledgerHasUnreadableEntries(ledger: String, count: Int)
     /// The gate state keeps a refusal that the ledger lacks (its append failed): the category reads as denied.
     case refusalMissingFromLedger(category: ConsentCategory)
+    /// The gate state reflected the ledger only up to an earlier point (a process was killed between a change's
+    /// record and its gate state): the `records` after that point were applied at start-up, as committed changes.
+    case gateStateBehindLedger(ledger: String, records: Int)
     /// The checkpoint start-up read did not match the ledger, as found after start-up: the bytes it covers are not
     /// the ones it digested (a record rewritten in place, a byte corrupted), or, for a checkpoint of an earlier
     /// version, they fold to something else. The whole ledger was folded, and its result replaced the checkpoint's.
@@ -32,6 +35,9 @@ public enum ConsentDiagnostic: Sendable, CustomStringConvertible {
                 + "grants read as unknown until asked again"
         case .refusalMissingFromLedger(let category):
             "the gate state records a refusal of \(category) that the consent ledger lacks; \(category) reads as denied"
+        case .gateStateBehindLedger(let ledger, let records):
+            "\(ledger): the gate state lacked the last \(records) consent record\(records == 1 ? "" : "s") of the "
+                + "ledger (a change was cut short); they were applied as recorded"
         case .ledgerCheckpointMismatch(let ledger):
             "\(ledger): the consent ledger's checkpoint does not match the ledger; the whole ledger was folded and "
                 + "its statuses applied"

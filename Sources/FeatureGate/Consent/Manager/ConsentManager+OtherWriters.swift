@@ -28,6 +28,12 @@ extension ConsentManager {
     /// read it, applies that first; otherwise the next ``catchUpWithLedger()`` reads the trail afresh.
     func appendToLedger(_ record: ConsentRecord) throws {
         let reading = try ledger.append(record, after: ledgerSnapshot)
+        // Under the lock: the gate state saved next, in the same critical section, reflects the ledger to the end of
+        // this record, if it reflected it up to its start (else records a killed writer left unapplied come between,
+        // and the point stays before them, for the next start to replay).
+        if let end = reading?.snapshot.position?.offset {
+            privacy.noteLedgerLength(end, ifReflecting: end - ConsentRecordLine.encode(record).count)
+        }
         guard let reading, let appended = reading.appended else {
             ledgerSnapshot = ledgerSnapshot.map { ConsentLedgerSnapshot(trail: $0.trail) }
             return

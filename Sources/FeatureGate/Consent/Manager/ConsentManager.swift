@@ -124,10 +124,16 @@ public actor ConsentManager {
         // follow the ledger's records, as the fold will append them.
         let intended = Self.pendingIntentRecords(ledger: ledger, store: privacy.store)
         if !intended.isEmpty { trail.fold(ConsentLedgerContents(records: intended)) }
-        let fromGate = trail.mergeRefusals(privacy.storedConsentRefusals, policyVersion: policy.version)
+        // The ledger is the commit point: records after the point the gate state reflects were committed, and
+        // their categories read as the ledger says, whatever refusal the state kept from before them.
+        let tail = Self.recordsAfterGateState(ledger: ledger, stored: privacy.ledgerPointAtStart, snapshot: snapshot)
+        let replayed = Set(tail.map(\.category))
+        let fromGate = trail.mergeRefusals(
+            privacy.storedConsentRefusals.subtracting(replayed), policyVersion: policy.version)
         for category in fromGate.sorted() {
             diagnostics.append(.refusalMissingFromLedger(category: category))
         }
+
         var lastAnswers: [SourceAnswer: ConsentStatus] = [:]
         for (source, categories) in trail.sourceAnswers {
             for (category, status) in categories {
@@ -144,8 +150,43 @@ public actor ConsentManager {
         self.startupDiagnostics = diagnostics
         privacy.setConsentDecisions(
             policy: policy, decisions: policy.decisions(answers: trail.answers, context: context, now: now()))
+        if !tail.isEmpty, let end = snapshot?.position?.offset {
+            // Replayed into the gate state, saved as any change is, with the point it now reflects: it completes
+            // changes a killed process committed. With no gate state at all, only in memory (start-up creates no
+            // file): the next change saves it with them.
+            let decisions = policy.decisions(answers: trail.answers, context: context, now: now())
+            let hasState = privacy.storedLedgerLength != nil
+            privacy.noteLedgerLength(end)
+            let before = privacy.currentRecord
+            for category in replayed.sorted() {
+                privacy.applyConsentEdge(
+                    category, edge: trail.answers[category]?.status ?? .unknown, policy: policy, decisions: decisions,
+                    isSavedElsewhere: !hasState)
+            }
+            if privacy.currentRecord != before {
+                diagnosticHandler?(.gateStateBehindLedger(ledger: String(describing: ledger), records: tail.count))
+            }
+        }
         for diagnostic in diagnostics { diagnosticHandler?(diagnostic) }
         if let trustedCheckpoint { verifyLater(trustedCheckpoint, of: ledger) }
+    }
+
+    /// The records of `ledger` after the point the gate state reflects (`stored`), when it is before the end read
+    /// (`snapshot`); none when the state records no point (an earlier version wrote it) or the ledger is not a file.
+    static func recordsAfterGateState(
+        ledger: any ConsentLedger, stored: Int?, snapshot: ConsentLedgerSnapshot?
+    ) -> [ConsentRecord] {
+        guard let ledger = ledger as? FileConsentLedger, let stored, let end = snapshot?.position?.offset,
+            stored < end
+        else { return [] }
+        let bytes = try? AtomicFile.withOpenedFile(
+            FileLocation(file: ledger.url), limit: FileConsentLedger.maximumFileSize
+        ) {
+            (file) throws(FileStoreError) -> Data in
+            guard let file, end <= file.size else { return Data() }
+            return try file.read(stored..<end)
+        }
+        return ConsentRecordLine.lines(of: bytes ?? Data()).compactMap(ConsentRecordLine.decode)
     }
 
     /// The records of the intents not folded yet into `ledger` (those the ledger already holds left out).
