@@ -22,6 +22,28 @@ package enum IntentJournal {
     /// The largest intent read (one holds a few records; revoke-all's holds a handful).
     static let maximumSize = 256 * 1024
 
+    /// For crash enumeration in tests: how many durable steps of a fold on this task may run before the fold stops
+    /// as a process killed there would (`nil`: every step).
+    @TaskLocal package static var stepsBeforeCrash: CrashBudget?
+
+    /// A number of steps left, counted down by each durable step of a fold.
+    package final class CrashBudget: @unchecked Sendable {
+        private var left: Int
+        /// How many steps ran.
+        package private(set) var taken = 0
+        package init(steps: Int) { left = steps }
+        /// Whether the next step may run; counts it.
+        func take() -> Bool {
+            guard left > 0 else { return false }
+            left -= 1
+            taken += 1
+            return true
+        }
+    }
+
+    /// Whether the next durable step of a fold may run (always, outside crash enumeration).
+    private static func step() -> Bool { stepsBeforeCrash?.take() ?? true }
+
     private static let counter = AtomicWord<UInt>(0)
     private static let lastTime = LockedValue<UInt64>(0)
 
@@ -161,11 +183,13 @@ package enum IntentJournal {
             let records = intents.flatMap(\.records)
             for record in recordsNotInLedger(records, ledger: FileLocation(anchor: anchor, components: [ledgerFile])) {
                 // A ledger that refuses the record keeps the intent, for the next fold.
+                guard step() else { return }
                 do { try ledger.append(record) } catch { return }
             }
         }
         for (stateFile, intents) in grouped(files.map(\.intent), by: \.stateFile) {
             var isNewer = false
+            guard step() else { return }
             do {
                 try AtomicFile.update(
                     FileLocation(anchor: anchor, components: [stateFile]), limit: FileFeatureStore.maximumRecordSize
@@ -189,8 +213,10 @@ package enum IntentJournal {
             if isNewer { return }
         }
         for (name, _) in files {
+            guard step() else { return }
             _ = try? AtomicFile.remove(FileLocation(anchor: anchor, components: [directoryName, name]))
         }
+        guard step() else { return }
         removeFolderIfEmpty(folder)
     }
 
