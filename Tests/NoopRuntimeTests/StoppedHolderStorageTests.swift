@@ -52,6 +52,13 @@ import Testing
         holder.release()
         let finished = await revocation.finishPendingRevocation()
         #expect(finished != nil)
+        // A purge may give up behind this process's own background writes (bounded too) on a busy machine: the
+        // pending record keeps it owed, and the next call finishes it, as the next start would.
+        for _ in 0..<50 where privacy.pendingRevocation != nil {
+            try await Task.sleep(for: .milliseconds(20))
+            _ = await revocation.finishPendingRevocation()
+        }
+        #expect(privacy.pendingRevocation == nil)
         for index in 0..<4 {
             let folder = data.url.appending(path: "sub\(index)").path(percentEncoded: false)
             #expect(!FileManager.default.fileExists(atPath: folder), "sub\(index) outlived revoke-all")

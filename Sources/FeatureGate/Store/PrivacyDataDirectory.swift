@@ -11,6 +11,7 @@ import Foundation
 /// | `anonymous-id` | the ``AnonymousIdentifier`` | deleted |
 /// | `featuregate-remote.json` | the server's last valid kill-switch payload (``RemoteLayerFile``), if any | kept: it holds no personal data |
 /// | `.featuregate.lock` | nothing: the lock processes sharing the directory take before they write | kept |
+/// | `.featuregate-intents/` | take-aways (a disable, a consent refusal, revoke-all's pending record) made durable while another process kept the lock; exists only until the next holder of the lock folds them into the state and the ledger | folded, then removed |
 /// | `featuregate-age.json` | the last declared age range (``FileAgeRangeAnswerStore``), if an app asked for one | kept: a child stays marked a child (fail closed) |
 ///
 /// Keep the SDK's own files (queues, caches, registrations) in subdirectories its subsystems purge: after

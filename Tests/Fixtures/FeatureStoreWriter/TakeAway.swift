@@ -8,14 +8,12 @@
 import FeatureGate
 import Foundation
 import NoopRuntime
+import PackageTestSupport
 
 func takeAway(directory: URL, kind: String) async {
     let data = PrivacyDataDirectory(url: directory)
-    let policy = ConsentPolicy(version: 1, features: [.analytics: .analytics])
-    let privacy = PrivacyManager(
-        configuration: PrivacyConfiguration(enabledFeatures: []), store: FileFeatureStore(url: data.stateFile),
-        consentPolicy: policy)
-    let consent = ConsentManager(privacy: privacy, ledger: FileConsentLedger(url: data.consentLedgerFile))
+    let (privacy, consent) = launchGateAndConsent(
+        on: data, policy: ConsentPolicy(version: 1, features: [.analytics: .analytics]))
     switch kind {
     case "consent":
         _ = try? await consent.setStatus(.denied, for: .analytics, source: .user)
