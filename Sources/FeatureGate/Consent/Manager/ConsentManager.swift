@@ -268,7 +268,8 @@ public actor ConsentManager {
     /// does not wait: the change is held and recorded once the lock is free, in order with the changes made
     /// meanwhile (which are held behind it without waiting), and the error says so (``ConsentRecordingError/isHeld``,
     /// ``ConsentDiagnostic/changesHeld(ledger:)``). A held refusal is in force at once; a held grant (or unknown)
-    /// applies once recorded. A held change lives in memory: a process killed before the lock is free loses it.
+    /// applies once recorded. A held refusal is on disk before the call returns (an intent the lock's next holder folds
+    /// into the ledger); a held grant lives in memory: a process killed before the lock is free loses it.
     ///
     /// - Returns: The record appended, or `nil` when nothing changed.
     /// - Throws: ``ConsentRecordingError`` when the ledger refuses the record or it is held. A denial (any status but
