@@ -180,6 +180,13 @@ import Darwin
                 try FileFeatureStore(url: data.stateFile).load().map { try FeatureStateRecord(decoding: $0) }
                 ?? FeatureStateRecord(enabledFeatures: [], decidedFeatures: [])
             #expect(ledger.unreadableEntries == 0, "seed \(seed), round \(round)")
+            // The ledger is the commit point: a record after the point the gate state reflects (a change cut short
+            // after its record) is what the next start applies, whatever refusal the state kept from before it.
+            let ledgerBytes = (try? Data(contentsOf: data.consentLedgerFile)) ?? Data()
+            let point = min(stored.ledgerLength ?? ledgerBytes.count, ledgerBytes.count)
+            let replayed = Set(
+                ledgerBytes[(ledgerBytes.startIndex + point)...].split(separator: UInt8(ascii: "\n"))
+                    .compactMap { ConsentRecordLine.decode(Data($0)) }.map(\.category))
             let ids = Set(ledger.records.map(\.policyVersion))
             for (tag, child) in children.enumerated() {
                 var expectation = expected[tag]
@@ -202,8 +209,9 @@ import Darwin
                     let category = Self.category(index, tag: tag)
                     let last = ledger.records.last { $0.category == category }?.newStatus ?? .unknown
                     let refused = stored.deniedConsentCategories.contains(category)
-                    // A refusal in either the ledger or the gate state holds.
-                    let status = refused ? .denied : last
+                    // A refusal in either the ledger or the gate state holds, unless the ledger recorded a change
+                    // after the point the state reflects.
+                    let status = refused && !replayed.contains(category) ? .denied : last
                     var allowed = [expectation.statuses[index, default: .unknown]]
                     if let inFlight = expectation.statusesInFlight[index] { allowed.append(inFlight) }
                     #expect(
@@ -211,7 +219,9 @@ import Darwin
                     if !expectation.unsettled.contains(index) {
                         // Acknowledged: the ledger and the gate state both hold it. (A change cut short may be in
                         // the ledger only: a denial there holds all the same.)
-                        #expect(refused == (last == .denied), "\(context): \(category) refusal lost or invented")
+                        #expect(
+                            replayed.contains(category) || refused == (last == .denied),
+                            "\(context): \(category) refusal lost or invented")
                     }
                     expectation.statuses[index] = status
                 }
