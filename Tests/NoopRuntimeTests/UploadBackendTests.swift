@@ -44,6 +44,15 @@ private struct Upload {
             sleep: { _ in }, flushDeadline: .seconds(120), now: { clock.seconds })
     }
 
+    /// The backend alone, called directly.
+    private func uploadBackend(_ server: LoopbackHTTPServer) -> UploadBackend<Tap> {
+        UploadBackend(
+            transport: GatedTransport(
+                URLSessionTransport(baseURL: server.baseURL), features: .analytics, privacy: gate(.analytics),
+                ledger: IOLedger()),
+            path: "/api/events")
+    }
+
     @Test func aBatchWhoseAnswerWasLostIsSentAgainUnderTheSameKeyWithTheSameEventIdentifiers() async throws {
         // The server takes the first upload and the connection drops mid-answer; the second gets its 200.
         let server = try LoopbackHTTPServer(
@@ -111,11 +120,7 @@ private struct Upload {
     func aRetryAfterAnswerThrowsRetryAfterError(status: Int) async throws {
         let server = try LoopbackHTTPServer { _ in .respond(status: status, headers: ["Retry-After": "120"]) }
         defer { server.stop() }
-        let backend = UploadBackend<Tap>(
-            transport: GatedTransport(
-                URLSessionTransport(baseURL: server.baseURL), features: .analytics, privacy: gate(.analytics),
-                ledger: IOLedger()),
-            path: "/api/events")
+        let backend = uploadBackend(server)
         await #expect(throws: RetryAfterError(statusCode: status, delay: .seconds(120))) {
             try await backend.deliver([Tap(name: "tap", value: 1)])
         }
@@ -128,11 +133,7 @@ private struct Upload {
     func anotherFailureThrowsUploadRejected(reply: LoopbackReply, status: Int) async throws {
         let server = try LoopbackHTTPServer { _ in reply }
         defer { server.stop() }
-        let backend = UploadBackend<Tap>(
-            transport: GatedTransport(
-                URLSessionTransport(baseURL: server.baseURL), features: .analytics, privacy: gate(.analytics),
-                ledger: IOLedger()),
-            path: "/api/events")
+        let backend = uploadBackend(server)
         let error = await #expect(throws: UploadRejected.self) {
             try await backend.deliver([Tap(name: "tap", value: 1)])
         }

@@ -1,13 +1,14 @@
 extension GatedEventBuffer {
+    @usableFromInline
     struct State {
         /// The ring of waiting events: `count` of them, the oldest at `head`. An event's number (from which its
         /// identifier is derived when it leaves the ring) is its place in the sequence: the newest is
         /// `tracked - 1`, so no event carries anything beyond itself while it waits.
-        var ring: [Event?]
-        var head = 0
-        var count = 0
+        @usableFromInline var ring: [Event?]
+        @usableFromInline var head = 0
+        @usableFromInline var count = 0
         /// How many events have entered the ring under the current identifier key.
-        var tracked: UInt64 = 0
+        @usableFromInline var tracked: UInt64 = 0
         /// The identifiers' key and the batch counter; a new key after every revocation.
         var identifiers: EventIdentifiers
         /// Per backend, the events handed over but not yet in a batch that was attempted.
@@ -16,7 +17,7 @@ extension GatedEventBuffer {
         var failed: [EventBatch<Event>?]
         /// Per backend, the earliest time (from `now`) of the next attempt: the server's `Retry-After`.
         var notBefore: [Double]
-        var dropped = 0
+        @usableFromInline var dropped = 0
         var purged = 0
         /// Entries a closing gate revoked since the last purge; the next purge counts them.
         var revoked = 0
@@ -24,7 +25,7 @@ extension GatedEventBuffer {
         /// Bumped by every purge, so a flush can tell that its batches are gone.
         var generation: UInt64 = 0
         /// The gate's revocation counter for the buffer's features, as far as the buffer has acted on it.
-        var seenDisables: UInt64
+        @usableFromInline var seenDisables: UInt64
 
         init(capacity: Int, backendCount: Int, seenDisables: UInt64, identifiers: EventIdentifiers) {
             ring = Array(repeating: nil, count: capacity)
@@ -37,6 +38,7 @@ extension GatedEventBuffer {
 
         /// Revokes everything captured before a revocation the buffer has not acted on yet. The counter only grows,
         /// so a stale reading changes nothing.
+        @inlinable
         mutating func catchUp(disables: UInt64) {
             guard disables > seenDisables else { return }
             seenDisables = disables
@@ -45,6 +47,7 @@ extension GatedEventBuffer {
 
         /// Appends `event`, dropping the oldest when the ring is full. The hot path of `track`: no division, no
         /// allocation, no system call.
+        @inlinable
         mutating func push(_ event: Event, capacity: Int) {
             tracked &+= 1
             if count == capacity {
@@ -105,6 +108,7 @@ extension GatedEventBuffer {
         }
 
         /// Drops everything queued and closes the batches in flight, keeping the count for the next purge.
+        @usableFromInline
         mutating func revokeAll() {
             revoked += count + backlog.reduce(0) { $0 + $1.count } + failed.reduce(0) { $0 + ($1?.events.count ?? 0) }
             for index in ring.indices { ring[index] = nil }

@@ -66,7 +66,7 @@ public final class GatedEventBuffer<Event: Sendable>: Sendable {
     private let backends: [any EventBackend<Event>]
     let sleep: Sleeper
     private let now: @Sendable () -> Double
-    let state: LockedValue<State>
+    @usableFromInline let state: LockedValue<State>
     private let observation: ObservationToken
 
     /// Creates an empty buffer. It allocates its ring of `capacity` slots and does nothing else.
@@ -143,7 +143,8 @@ public final class GatedEventBuffer<Event: Sendable>: Sendable {
     /// followed the gate closing, nor one whose `track` call began before a revocation that has since been undone
     /// (`disablesAtCall` is the revocation counter read just after the call found the gate open).
     /// One lock, no system call: the event's identifier is its number, made a UUID when it leaves the ring.
-    @usableFromInline
+    /// Inlined into the caller's module, so it runs specialized for `Event`.
+    @inlinable
     func append(_ event: Event, disablesAtCall: UInt64) -> Bool {
         state.withLock { state in
             guard privacy.isEnabled(features) else { return false }
