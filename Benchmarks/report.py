@@ -52,6 +52,11 @@ RATIO_BUDGETS = [
      1.5),
     ("one consent change on a 100,000-record ledger ÷ on a 10-record one", "Ledger.change.100000",
      "Ledger.change.10", "<=", 1.5),
+    # Issue 37: `track` with the gate open, beside what an SDK would write without the package.
+    ("track, gate open ÷ a bare locked append (paired samples)",
+     "GatedIO.eventBuffer.track.open-vs-lockedAppend/track_per_lockedAppend_x1000", None, "<=", 3),
+    ("track, gate open ÷ the seed's Task per event into an actor (paired samples)",
+     "GatedIO.eventBuffer.track.open-vs-taskPerEvent/track_per_taskPerEvent_x1000", None, "<=", 0.2),
 ]
 
 # Allocation ceilings (gated): (benchmark, metric, most allowed in any sample, what it protects). Counts for a fixed

@@ -114,4 +114,51 @@ import Testing
         #expect(response.statusCode == 307)
         #expect(server.requests.map(\.path) == ["/api/erasure"])
     }
+
+    @Test func redirectBookkeepingIsEmptyAfterEveryRequestOnOneTransport() async throws {
+        let server = try LoopbackHTTPServer { request in
+            request.path == "/old" ? .respond(status: 302, headers: ["Location": "/new"]) : .ok("new")
+        }
+        defer { server.stop() }
+        let transport = URLSessionTransport(baseURL: server.baseURL)
+        for _ in 0..<200 {
+            let response = try await transport.send(TransportRequest(method: "GET", path: "/old"))
+            #expect(response.statusCode == 200)
+            #expect(transport.redirectBookkeepingCount == 0)
+        }
+        #expect(server.requests.count == 400)
+    }
+
+    @Test func transportsMadeUsedAndReleasedInALoopLeaveNoSessionBehind() async throws {
+        let server = try LoopbackHTTPServer { request in
+            request.path == "/old" ? .respond(status: 302, headers: ["Location": "/new"]) : .ok("new")
+        }
+        defer { server.stop() }
+        let delegates = WeakReferences()
+        for _ in 0..<50 {
+            let transport = URLSessionTransport(baseURL: server.baseURL)
+            let response = try await transport.send(TransportRequest(method: "GET", path: "/old"))
+            #expect(response.statusCode == 200)
+            #expect(transport.redirectBookkeepingCount == 0)
+            delegates.append(transport.sessionDelegate)
+        }
+        // A session keeps its delegate until it is invalidated: each one gone proves its session was invalidated
+        // and released (with its connection pool), not kept until the process exits.
+        #expect(delegates.count == 50)
+        #expect(await eventually(turns: 2_000) { delegates.alive == 0 }, "\(delegates.alive) sessions still alive")
+    }
+}
+
+/// Weak references to objects, to see them go.
+private final class WeakReferences: @unchecked Sendable {
+    private final class Box {
+        weak var object: AnyObject?
+        init(_ object: AnyObject) { self.object = object }
+    }
+    private let lock = NSLock()
+    private var boxes: [Box] = []
+
+    func append(_ object: AnyObject) { lock.withLock { boxes.append(Box(object)) } }
+    var count: Int { lock.withLock { boxes.count } }
+    var alive: Int { lock.withLock { boxes.filter { $0.object != nil }.count } }
 }

@@ -8,19 +8,25 @@ extension PrivacyManager {
     /// moved. Read it after ``isEnabled(_:)``, never before: a revocation is counted before the gate shows it
     /// closed, so an open gate read first and an unchanged count read after prove no revocation came between.
     ///
-    /// Takes a small lock of its own (never held during I/O); not for the hot path (``isEnabled(_:)`` is).
+    /// Lock-free and allocation-free: one atomic load per flag in `features` (the writer counts before it
+    /// publishes the closed gate, with release ordering; the gate's load acquires).
+    @inlinable
     public func disableCount(of features: Feature) -> UInt64 {
-        disableCounts.withLock { counts in
-            var total: UInt64 = 0
-            Self.forEachBit(of: features.rawValue) { total &+= counts[$0] }
-            return total
+        var total: UInt64 = 0
+        var bits = features.rawValue
+        while bits != 0 {
+            total &+= UInt64(disableCounts[bits.trailingZeroBitCount].load(ordering: .acquiring))
+            bits &= bits - 1
         }
+        return total
     }
 
-    private static func forEachBit(of bits: UInt, _ body: (Int) -> Void) {
-        var bits = bits
+    /// Counts one revocation of each flag in `closing`. Called under `state`'s lock, before the gate shows them
+    /// closed; the release pairs with the acquiring loads of ``disableCount(of:)``.
+    private func countDisables(of closing: Feature) {
+        var bits = closing.rawValue
         while bits != 0 {
-            body(bits.trailingZeroBitCount)
+            disableCounts[bits.trailingZeroBitCount].wrappingAdd(1, ordering: .releasing)
             bits &= bits - 1
         }
     }
@@ -37,9 +43,7 @@ extension PrivacyManager {
         state.sequence += 1
         // Counted before the gate shows the change (see disableCount(of:)).
         let closing = state.effective.subtracting(effective)
-        disableCounts.withLock { counts in
-            Self.forEachBit(of: closing.subtracting(state.countedEarly).rawValue) { counts[$0] &+= 1 }
-        }
+        countDisables(of: closing.subtracting(state.countedEarly))
         state.countedEarly.subtract(closing)
         state.pending.append((state.sequence, FeatureChange(previous: state.effective, current: effective)))
         state.effective = effective
@@ -68,7 +72,7 @@ extension PrivacyManager {
             // closes them for observers too.
             let shown = state.effective.subtracting(state.withheld.reduce(Feature()) { $0.union($1) })
             let closing = shown.intersection(features).subtracting(state.countedEarly)
-            disableCounts.withLock { counts in Self.forEachBit(of: closing.rawValue) { counts[$0] &+= 1 } }
+            countDisables(of: closing)
             state.countedEarly.formUnion(closing)
             state.withheld.append(features)
             _ = publish(&state)

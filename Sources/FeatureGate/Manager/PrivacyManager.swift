@@ -72,9 +72,9 @@ public final class PrivacyManager: Sendable {
     @usableFromInline let unswitchedBits: AtomicWord<UInt>
 
     let state: LockedValue<State>
-    /// Per bit, how many times the flag went from enabled to disabled (``disableCount(of:)``). A lock of its own,
-    /// taken inside `state`'s when written, so readers never wait behind a save.
-    let disableCounts = LockedValue([UInt64](repeating: 0, count: UInt.bitWidth))
+    /// Per bit, how many times the flag went from enabled to disabled (``disableCount(of:)``). Atomic words, written
+    /// only under `state`'s lock and read without any, so an event buffer's `track` reads them on its hot path.
+    @usableFromInline let disableCounts = AtomicWordBuffer<UInt>(repeating: 0, count: UInt.bitWidth)
     let store: any FeatureStore
     /// The revoke-all the store records as begun and not finished (see ``pendingRevocation``).
     let revocation: LockedValue<PendingRevocation?>

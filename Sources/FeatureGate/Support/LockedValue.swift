@@ -14,9 +14,10 @@ import Android
 /// ThreadSanitizer cannot see, so every access under it is reported as a race and `--sanitize=thread` becomes
 /// useless. ThreadSanitizer intercepts pthread mutexes, so with this lock a TSan report means a real race.
 /// (The hot path never takes a lock; it reads an ``AtomicWord``, a C11 atomic, which TSan does see.)
+@usableFromInline
 package final class LockedValue<Value>: @unchecked Sendable {
-    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
-    private var value: Value
+    @usableFromInline let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    @usableFromInline var value: Value
 
     /// Creates a lock around `value`.
     package init(_ value: Value) {
@@ -33,7 +34,8 @@ package final class LockedValue<Value>: @unchecked Sendable {
     }
 
     /// Runs `body` with exclusive access to the value. Not reentrant: do not call `withLock` from `body`.
-    @discardableResult
+    /// Inlinable, so a hot path in another module (an event buffer's `track`) runs specialized, without a call.
+    @inlinable @discardableResult
     package func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }

@@ -35,13 +35,15 @@ extension EventBackend {
 
 /// An event as a ``GatedEventBuffer`` holds it: with the identifier it was given when tracked.
 public struct IdentifiedEvent<Event: Sendable>: Sendable {
-    /// A random UUID given when the event was tracked, never derived from its data; every batch that carries the
-    /// event carries it, so a backend drops an event it has already seen by this identifier.
+    /// A version 4 UUID that every batch carrying the event carries, so a server drops an event it has already
+    /// seen by this identifier. Never derived from the event's data: a ``GatedEventBuffer`` derives it from the
+    /// event's number and a random key it draws once (and again after every revocation), without a system call per
+    /// event.
     public let id: UUID
     /// The event as tracked.
     public let event: Event
 
-    /// Gives `event` the identifier `id` (a new random one unless given).
+    /// Gives `event` the identifier `id` (a new random one, from Foundation's `UUID()`, unless given).
     public init(_ event: Event, id: UUID = UUID()) {
         self.id = id
         self.event = event
@@ -53,14 +55,14 @@ extension IdentifiedEvent: Hashable where Event: Hashable {}
 
 /// What one delivery attempt hands a backend: events and the batch's idempotency key.
 public struct EventBatch<Event: Sendable>: Sendable {
-    /// A random UUID for this batch, the same on every retry while the batch is unchanged (a retry in a later
+    /// A version 4 UUID for this batch, the same on every retry while the batch is unchanged (a retry in a later
     /// flush included). A batch that changes (the backlog overflowed into it) gets a new key; its events keep
-    /// their identifiers.
+    /// their identifiers. A ``GatedEventBuffer`` derives it as it derives event identifiers.
     public let idempotencyKey: UUID
     /// The events, oldest first.
     public let events: [IdentifiedEvent<Event>]
 
-    /// A batch of `events` under `idempotencyKey` (a new random one unless given).
+    /// A batch of `events` under `idempotencyKey` (a new random one, from Foundation's `UUID()`, unless given).
     public init(events: [IdentifiedEvent<Event>], idempotencyKey: UUID = UUID()) {
         self.idempotencyKey = idempotencyKey
         self.events = events

@@ -37,8 +37,9 @@ import Foundation
 /// waits in its backlog.
 ///
 /// Delivery is at least once: a batch whose answer was lost (the server took it, the connection dropped) is sent
-/// again. So that a backend can drop the copies, every event gets a random identifier when tracked
-/// (``IdentifiedEvent/id``), carried by every batch that holds it, and every batch an idempotency key
+/// again. So that a backend can drop the copies, every event has an identifier (``IdentifiedEvent/id``), fixed
+/// when it is tracked and derived from a random key the buffer draws once (no system call per event, nothing of
+/// the event's data), carried by every batch that holds it, and every batch an idempotency key
 /// (``EventBatch/idempotencyKey``) that a retry reuses: a batch that failed is retried alone and unchanged, before
 /// newer events, which follow in a batch of their own. See the batch form of `EventBackend.deliver(_:)` and
 /// <doc:ServersThatFail>.
@@ -65,7 +66,7 @@ public final class GatedEventBuffer<Event: Sendable>: Sendable {
     private let backends: [any EventBackend<Event>]
     let sleep: Sleeper
     private let now: @Sendable () -> Double
-    let state: LockedValue<State>
+    @usableFromInline let state: LockedValue<State>
     private let observation: ObservationToken
 
     /// Creates an empty buffer. It allocates its ring of `capacity` slots and does nothing else.
@@ -105,7 +106,8 @@ public final class GatedEventBuffer<Event: Sendable>: Sendable {
         self.sleep = sleep
         let state = LockedValue(
             State(
-                capacity: capacity, backendCount: backends.count, seenDisables: privacy.disableCount(of: features)))
+                capacity: capacity, backendCount: backends.count, seenDisables: privacy.disableCount(of: features),
+                identifiers: EventIdentifiers()))
         self.state = state
         // Revocation does not wait for the owner's purge: a disable closes every batch captured before it. The
         // observer may be told late (another thread still delivering older changes), so every path that keeps or
@@ -123,6 +125,9 @@ public final class GatedEventBuffer<Event: Sendable>: Sendable {
 
     /// Queues `event` if the gate is open.
     ///
+    /// With the gate open: one lock, no allocation, no system call (the identifier is made when the event leaves
+    /// the ring for a batch).
+    ///
     /// - Throws: ``GatedIOError/gateClosed(_:)`` when closed: nothing is kept, nothing allocated, the refusal is
     ///   counted in the ledger.
     @inlinable
@@ -137,15 +142,16 @@ public final class GatedEventBuffer<Event: Sendable>: Sendable {
     /// Appends under the lock, checking the gate again there so that no event slips in after a purge that
     /// followed the gate closing, nor one whose `track` call began before a revocation that has since been undone
     /// (`disablesAtCall` is the revocation counter read just after the call found the gate open).
-    @usableFromInline
+    /// One lock, no system call: the event's identifier is its number, made a UUID when it leaves the ring.
+    /// Inlined into the caller's module, so it runs specialized for `Event`.
+    @inlinable
     func append(_ event: Event, disablesAtCall: UInt64) -> Bool {
-        let identified = IdentifiedEvent(event)
-        return state.withLock { state in
+        state.withLock { state in
             guard privacy.isEnabled(features) else { return false }
             let disables = privacy.disableCount(of: features)
             state.catchUp(disables: disables)
             guard disables == disablesAtCall else { return false }
-            state.push(identified, capacity: capacity)
+            state.push(event, capacity: capacity)
             return true
         }
     }
@@ -218,7 +224,7 @@ public final class GatedEventBuffer<Event: Sendable>: Sendable {
                 }
                 var list: [EventBatch<Event>] = []
                 if let failed = state.failed[index] { list.append(failed) }
-                if !state.backlog[index].isEmpty { list.append(EventBatch(events: state.backlog[index])) }
+                if !state.backlog[index].isEmpty { list.append(state.newBatch(state.backlog[index])) }
                 state.failed[index] = nil
                 state.backlog[index] = []
                 batches.append(list)

@@ -27,6 +27,10 @@ import FoundationNetworking
 ///   carries an `Idempotency-Key` (an erasure request, an event batch): its 3xx comes back as it is, so that the
 ///   caller decides (an erasure is never redirected; see ``ErasureOutcome/redirected(_:)``).
 /// - A response body longer than ``maximumResponseSize`` is refused (``URLSessionTransportError/responseTooLarge(_:)``).
+/// - **It leaks nothing.** `URLSession` keeps its delegate (and with it the session, its connection pool and its
+///   redirect policy) until it is invalidated: when the last copy of a transport is released, its session is
+///   invalidated (`finishTasksAndInvalidate()`), which lets requests still under way finish. The redirect
+///   bookkeeping is dropped as each request completes.
 public struct URLSessionTransport: Transport {
     /// The scheme, host, port and base path every request goes to.
     public let baseURL: URL
@@ -35,9 +39,7 @@ public struct URLSessionTransport: Transport {
     /// The largest response body accepted, in bytes.
     public let maximumResponseSize: Int
 
-    private let configuration: URLSessionConfiguration
-    private let session: LockedValue<URLSession?>
-    private let redirects: RedirectPolicy
+    private let owner: SessionOwner
 
     /// A transport to `baseURL`. Creates no session and opens no socket until the first request.
     ///
@@ -49,10 +51,8 @@ public struct URLSessionTransport: Transport {
         baseURL: URL, configuration: URLSessionConfiguration = .ephemeral, maximumResponseSize: Int = 10 << 20
     ) {
         self.baseURL = baseURL
-        self.configuration = configuration
         self.maximumResponseSize = maximumResponseSize
-        self.session = LockedValue(nil)
-        self.redirects = RedirectPolicy(origin: Origin(baseURL))
+        self.owner = SessionOwner(configuration: configuration, redirects: RedirectPolicy(origin: Origin(baseURL)))
     }
 
     /// Sends `request` to its path resolved against ``baseURL`` and returns the response, a redirect to another
@@ -64,22 +64,20 @@ public struct URLSessionTransport: Transport {
         guard let url = URL(string: request.path, relativeTo: baseURL)?.absoluteURL else {
             throw URLSessionTransportError.invalidPath(request.path)
         }
-        guard Origin(url) == redirects.origin else { throw URLSessionTransportError.otherOrigin(url) }
+        guard Origin(url) == owner.redirects.origin else { throw URLSessionTransportError.otherOrigin(url) }
         var urlRequest = URLRequest(url: url)
         urlRequest.httpMethod = request.method
         for (name, value) in request.headers { urlRequest.setValue(value, forHTTPHeaderField: name) }
         if !request.body.isEmpty { urlRequest.httpBody = request.body }
 
-        let session = self.session.withLock { session in
-            if let session { return session }
-            let created = URLSession(configuration: configuration, delegate: redirects, delegateQueue: nil)
-            session = created
-            return created
-        }
+        let session = owner.session()
+        let redirects = owner.redirects
         let task = LockedValue<URLSessionDataTask?>(nil)
         let (data, response): (Data, URLResponse) = try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 let dataTask = session.dataTask(with: urlRequest) { data, response, error in
+                    // A task made with a completion handler may never reach the delegate's didCompleteWithError.
+                    if let identifier = task.withLock({ $0?.taskIdentifier }) { redirects.forget(identifier) }
                     if let error {
                         continuation.resume(throwing: error)
                     } else if let response {
@@ -104,6 +102,42 @@ public struct URLSessionTransport: Transport {
             if let name = name as? String, let value = value as? String { headers[name] = value }
         }
         return TransportResponse(statusCode: http.statusCode, headers: headers, body: data)
+    }
+}
+
+extension URLSessionTransport {
+    /// Redirect hops counted for requests under way; 0 once every request has completed (a test seam).
+    package var redirectBookkeepingCount: Int { owner.redirects.bookkeepingCount }
+
+    /// The session's delegate, for a test to hold weakly: the session keeps it until it is invalidated.
+    package var sessionDelegate: AnyObject { owner.redirects }
+}
+
+/// What every copy of a ``URLSessionTransport`` shares: the session, made on the first request and invalidated when
+/// the last copy goes.
+private final class SessionOwner: Sendable {
+    let redirects: RedirectPolicy
+    private let configuration: URLSessionConfiguration
+    private let made = LockedValue<URLSession?>(nil)
+
+    init(configuration: URLSessionConfiguration, redirects: RedirectPolicy) {
+        self.configuration = configuration
+        self.redirects = redirects
+    }
+
+    deinit {
+        // Without it the session keeps its delegate, its connection pool and itself until the process exits.
+        made.withLock { $0 }?.finishTasksAndInvalidate()
+    }
+
+    /// The session, made on the first call.
+    func session() -> URLSession {
+        made.withLock { session in
+            if let session { return session }
+            let created = URLSession(configuration: configuration, delegate: redirects, delegateQueue: nil)
+            session = created
+            return created
+        }
     }
 }
 
@@ -170,6 +204,15 @@ final class RedirectPolicy: NSObject, URLSessionTaskDelegate, Sendable {
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
-        _ = hops.withLock { $0.removeValue(forKey: task.taskIdentifier) }
+        forget(task.taskIdentifier)
     }
+
+    /// Drops the hop count of a task that completed; called by whichever of its completion handler and
+    /// `didCompleteWithError` comes first (and harmless again after).
+    func forget(_ taskIdentifier: Int) {
+        _ = hops.withLock { $0.removeValue(forKey: taskIdentifier) }
+    }
+
+    /// How many tasks have hop counts.
+    var bookkeepingCount: Int { hops.withLock { $0.count } }
 }

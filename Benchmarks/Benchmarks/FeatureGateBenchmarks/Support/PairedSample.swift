@@ -16,8 +16,8 @@ struct PairedSample {
     var metrics: [BenchmarkMetric] { [firstTime, secondTime, ratio] }
 
     /// Times `runFirst` and `runSecond` once each, in an order that alternates with the iteration, and records both
-    /// times and their ratio. Stops the measurement first.
-    func measure(in benchmark: Benchmark, _ runFirst: () -> Void, _ runSecond: () -> Void) {
+    /// times (divided by `calls`, the calls each side makes) and their ratio. Stops the measurement first.
+    func measure(in benchmark: Benchmark, calls: Int = 1, _ runFirst: () -> Void, _ runSecond: () -> Void) {
         func timed(_ body: () -> Void) -> Duration {
             let start = ContinuousClock.now
             body()
@@ -33,8 +33,8 @@ struct PairedSample {
             firstDuration = timed(runFirst)
         }
         benchmark.stopMeasurement()
-        let firstPicoseconds = Self.picoseconds(firstDuration)
-        let secondPicoseconds = Self.picoseconds(secondDuration)
+        let firstPicoseconds = Self.picoseconds(firstDuration) / calls
+        let secondPicoseconds = Self.picoseconds(secondDuration) / calls
         benchmark.measurement(firstTime, firstPicoseconds)
         benchmark.measurement(secondTime, secondPicoseconds)
         benchmark.measurement(ratio, firstPicoseconds * 1_000 / max(secondPicoseconds, 1))
