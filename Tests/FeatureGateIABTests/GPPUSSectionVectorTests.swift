@@ -202,7 +202,8 @@ import Testing
             defaultsGPC: [String] = [], defaults defaultStrings: [String] = []
         ) {
             func vector(_ string: String, _ core: Expected, _ subsection: Expected?) {
-                vectors.append(Vector(section: section, string: string, core: core, subsection: subsection, source: source))
+                vectors.append(
+                    Vector(section: section, string: string, core: core, subsection: subsection, source: source))
             }
             for string in gpc { vector(string, fields, gpcOn) }
             for string in plain { vector(string, fields, nil) }
@@ -260,9 +261,11 @@ import Testing
         for (section, source) in [(25, usIn), (26, usKy), (27, usRi)] {
             let core = mspaFirst(child: true)
             vectors += [
-                Vector(section: section, string: "BVVV.kkk", core: core, subsection: sensitiveDataConsents, source: source),
                 Vector(
-                    section: section, string: "BQAA.AAA", core: defaults(core), subsection: defaults(sensitiveDataConsents),
+                    section: section, string: "BVVV.kkk", core: core, subsection: sensitiveDataConsents, source: source),
+                Vector(
+                    section: section, string: "BQAA.AAA", core: defaults(core),
+                    subsection: defaults(sensitiveDataConsents),
                     source: source),
                 Vector(section: section, string: "BQAA", core: defaults(core), subsection: nil, source: source),
             ]
