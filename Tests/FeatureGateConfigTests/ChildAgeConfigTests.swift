@@ -58,4 +58,18 @@ import Testing
         let error = try #require(readError(Self.policy(#", "adultRangeDeclarations": "checked""#)))
         #expect(error.errors.first?.suggestion == "adultRangeDeclaration", "\(error.diagnostics)")
     }
+
+    @Test func featuregateCheckKnowsAdultRangeDeclarationAndItsValues() throws {
+        let directory = URL(filePath: NSTemporaryDirectory())
+        let good = try featuregate(
+            ["check", "-"], in: directory, input: Self.policy(#", "adultRangeDeclaration": "guardianOrChecked""#))
+        #expect(good.status == 0, "\(good.lines)")
+        let typo = try featuregate(
+            ["check", "-"], in: directory, input: Self.policy(#", "adultRangeDeclaration": "chekced""#))
+        #expect(typo.status == 1)
+        #expect(
+            typo.lines.contains {
+                $0.contains("consentPolicy.adultRangeDeclaration") && $0.contains(#"did you mean "checked""#)
+            }, "\(typo.lines)")
+    }
 }

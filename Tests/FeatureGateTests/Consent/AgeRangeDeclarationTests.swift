@@ -97,19 +97,20 @@ import Testing
         #expect(text.contains(#""version":1"#))
     }
 
-    @Test(arguments: [
+    /// Kept answers and what they read as: the stored JSON, the declaration, the parental controls.
+    static let records: [(String, AgeRangeDeclaration, AgeRangeParentalControls)] = [
         // Written before declarations were kept: no declaration, no controls.
-        (
-            #"{"version":1,"answer":{"range":{"lowerBound":18}}}"#, AgeRangeDeclaration.unspecified,
-            AgeRangeParentalControls()
-        ),
+        (#"{"version":1,"answer":{"range":{"lowerBound":18}}}"#, .unspecified, []),
         (#"{"version":1,"answer":{"range":{"lowerBound":18,"upperBound":null}}}"#, .unspecified, []),
         // Written by a newer version: a kind and a control this one does not know.
         (
-            #"{"version":1,"answer":{"range":{"lowerBound":18,"declaration":"retinaChecked","parentalControls":["communicationLimits","bedtime"]}}}"#,
+            #"{"version":1,"answer":{"range":{"lowerBound":18,"declaration":"retinaChecked","#
+                + #""parentalControls":["communicationLimits","bedtime"]}}}"#,
             .unspecified, [.communicationLimits, .unrecognized]
         ),
-    ])
+    ]
+
+    @Test(arguments: records)
     func olderAndNewerRecordsReadAsTheLeastTrustedKind(
         json: String, declaration: AgeRangeDeclaration, controls: AgeRangeParentalControls
     ) async throws {
