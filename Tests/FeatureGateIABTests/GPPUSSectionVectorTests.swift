@@ -262,7 +262,8 @@ import Testing
             let core = mspaFirst(child: true)
             vectors += [
                 Vector(
-                    section: section, string: "BVVV.kkk", core: core, subsection: sensitiveDataConsents, source: source),
+                    section: section, string: "BVVV.kkk", core: core, subsection: sensitiveDataConsents,
+                    source: source),
                 Vector(
                     section: section, string: "BQAA.AAA", core: defaults(core),
                     subsection: defaults(sensitiveDataConsents),

@@ -4,9 +4,9 @@
 /// names (``fields``, ``subscript(_:)``): a California section has `SharingOptOut` and no
 /// `TargetedAdvertisingOptOut`, the sections from 2026 on (usmd 24, usin 25, usky 26, usri 27) start with
 /// `MspaVersion` and have one `MspaMode`, and usin, usky and usri carry `SensitiveDataProcessing` in an optional
-/// Sensitive Data Consents subsection and have no GPC subsection. The opt-outs FeatureGate acts on are also typed (``saleOptOut``,
-/// ``sharingOptOut``, ``targetedAdvertisingOptOut``, ``globalPrivacyControl``); a field the section does not have
-/// is `nil`.
+/// Sensitive Data Consents subsection and have no GPC subsection. The opt-outs FeatureGate acts on are also typed
+/// (``saleOptOut``, ``sharingOptOut``, ``targetedAdvertisingOptOut``, ``globalPrivacyControl``); a field the section
+/// does not have is `nil`.
 ///
 /// Decoding is strict where FeatureGate acts: an unknown version, a truncated field, an opt-out of 3 or a
 /// malformed GPC subsection throws a ``GPPStringError`` naming the section, field and bit offset.
