@@ -33,9 +33,11 @@ enum GPPDecodeCommand: ToolCommand {
 
     static let help = """
         OVERVIEW: Decode a GPP string (IABGPP_HDR_GppString): the header's section IDs, US National (usnat, 7),
-        every US state section (usca 8 to usri 27) with its GPC subsection, and US Privacy (uspv1, 6), field by
-        field under the IAB's field names. Other sections (tcfeuv2, tcfcav1...) are listed in the header and
-        not decoded: decode a TC string with 'featuregate tcf decode'.
+        every US state section (usca 8 to usri 27) with its subsection (GPC; Sensitive Data Consents in usin,
+        usky and usri), and US Privacy (uspv1, 6), field by field under the IAB's field names. usin, usky and
+        usri strings in the June 2026 draft layout (a 40-bit core) are read as that draft, with a warning. Other
+        sections (tcfeuv2, tcfcav1...) are listed in the header and not decoded: decode a TC string with
+        'featuregate tcf decode'.
 
         USAGE: \(usage)
 
@@ -74,6 +76,13 @@ enum GPPDecodeCommand: ToolCommand {
                 Diagnostic(
                     severity: .warning, section: sectionName(id), field: nil,
                     message: "section \(id) is not decoded by FeatureGate; kept as text"))
+        }
+        for id in reading.sectionIDs {
+            guard let section = reading.usSections[id], let draft = section.draftLayout else { continue }
+            diagnostics.append(
+                Diagnostic(
+                    severity: .warning, section: section.name, field: nil,
+                    message: "read in the \(draft) layout (a 40-bit core, a GPC subsection), not the published one"))
         }
         let sections = decodedSections(reading)
         if arguments.flags.contains("--json") {

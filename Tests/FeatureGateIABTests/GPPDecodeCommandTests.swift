@@ -75,14 +75,24 @@ import Testing
     }
 
     @Test func textListsEveryFieldUnderItsSection() throws {
-        let run = try featuregate(["gpp", "decode", "DBABUY~BVVVkkk.YA"])
+        // iabgpp-es's usin string (release 3.2 layout): the core, then the Sensitive Data Consents subsection.
+        let run = try featuregate(["gpp", "decode", "DBABUY~BVVV.kkk"])
         #expect(run.status == 0)
         #expect(run.lines.first == "version: 1")
         #expect(run.lines.contains("sectionIDs: 25 (usin)"))
         #expect(run.lines.contains("usin.MspaVersion: 1"))
         #expect(run.lines.contains("usin.MspaMode: 1"))
+        #expect(run.lines.contains("usin.SaleOptOut: 1"))
         #expect(run.lines.contains("usin.SensitiveDataProcessing: [2,1,0,2,1,0,2,1]"))
+        #expect(!run.lines.contains { $0.hasPrefix("usin.Gpc") || $0.hasPrefix("warning") })
+    }
+
+    @Test func aJuneDraftStringIsReadAsTheDraftWithAWarningNamingIt() throws {
+        let run = try featuregate(["gpp", "decode", "DBABUY~BVVVkkk.YA"])
+        #expect(run.status == 0)
+        #expect(run.lines.contains("usin.SaleOptOut: 1"))
         #expect(run.lines.contains("usin.Gpc: true"))
+        #expect(run.lines.contains { $0.hasPrefix("warning: usin: ") && $0.contains("June 2026 draft") })
     }
 
     @Test func usageErrorsExitTwo() throws {

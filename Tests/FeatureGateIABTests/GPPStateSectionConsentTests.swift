@@ -39,7 +39,10 @@ import Testing
         ("DBABBg~BVoAAABA.Y", "8", [.thirdPartySharing, .advertising]),
         // ustx (16): TargetedAdvertisingOptOut 1 denies advertising only.
         ("DBABEw~BVkAAAQ.Q", "16", [.advertising]),
-        // usin (25), MspaVersion first: SaleOptOut 1.
+        // usin (25), MspaVersion first: SaleOptOut 1, as published (with and without Sensitive Data Consents)…
+        ("DBABUY~BRVg.AAA", "25", [.thirdPartySharing]),
+        ("DBABUY~BRVg", "25", [.thirdPartySharing]),
+        // …and in the June 2026 draft layout (a 40-bit core, a GPC subsection), read as that draft.
         ("DBABUY~BRVgAAA.Q", "25", [.thirdPartySharing]),
         // The reference strings with every opt-out set: each state denies what its fields cover.
         ("DBABBg~BVWSSSVY.YA", "8", [.thirdPartySharing, .advertising]),
@@ -54,7 +57,18 @@ import Testing
     @Test func aStateThatDidNotOptOutGrantsNothing() {
         // The reference defaults: every opt-out 0 (not applicable).
         #expect(CMPConsent(keys: Self.keys("DBABBg~BAAAAABA.QA", sectionIDs: "8")).decisions == [:])
+        #expect(CMPConsent(keys: Self.keys("DBABUY~BQAA.AAA", sectionIDs: "25")).decisions == [:])
         #expect(CMPConsent(keys: Self.keys("DBABUY~BQAAAAA", sectionIDs: "25")).decisions == [:])
+    }
+
+    @Test func aJuneDraftSectionDecidesAndWarnsNamingTheDraft() {
+        let consent = CMPConsent(keys: Self.keys("DBABUY~BRVgAAA.Q", sectionIDs: "25"))
+        #expect(consent.decisions == [.thirdPartySharing: .denied])
+        #expect(!consent.hasErrors)
+        #expect(consent.diagnostics.map(\.severity) == [.warning])
+        #expect(consent.diagnostics.first?.message.contains("usin section is in the June 2026 draft layout") == true)
+        // The published layout warns about nothing.
+        #expect(CMPConsent(keys: Self.keys("DBABUY~BRVg.AAA", sectionIDs: "25")).diagnostics.isEmpty)
     }
 
     @Test func aMalformedStateSectionFailsClosedNamingSectionFieldAndBit() {
@@ -101,7 +115,7 @@ import Testing
 
     @Test func everyReferenceStringDeniesWhatItOptedOutOf() throws {
         var optedOut = 0
-        for vector in GPPUSSectionVectorTests.vectors {
+        for vector in GPPUSSectionVectorTests.vectors + GPPUSSectionVectorTests.draftVectors {
             let values = Dictionary(vector.fields, uniquingKeysWith: { first, _ in first })
             var expected: [ConsentCategory: ConsentStatus] = [:]
             if values["SaleOptOut"] == .int(1) { expected[.thirdPartySharing] = .denied }
@@ -124,8 +138,9 @@ import Testing
             #expect(!consent.hasErrors, "\(vector.section) \(gpp)")
             if !expected.isEmpty { optedOut += 1 }
         }
-        // The "every field set" strings of each section opt out (with or without their GPC subsection).
-        #expect(optedOut == 42)
+        // The "every field set" strings of each section opt out (with or without their GPC subsection), the two
+        // June-draft ones included.
+        #expect(optedOut == 44)
     }
 
     @Test func theHeaderEncodesOneSection() throws {

@@ -2,9 +2,33 @@ import FeatureGateIAB
 import Foundation
 import Testing
 
-/// The decoder against the strings and expected values published with the IAB's reference decoders
-/// (InteractiveAdvertisingBureau/iabtcf-java's TCStringV2Test and TCStringDecoderTest, iabtcf-es's
-/// ReportedIssues, and the tcfeuv2 sections of IABTechLab/iabgpp-java's GppModelTest).
+/// The decoder against the strings and expected values published with the IAB's reference decoders.
+///
+/// Where each vector comes from (the copies read on 2026-11-28; the store names the commit of each file but not its
+/// date, so no commit date is recorded; "store lists" is the commit the store gives for that path):
+///
+/// - iabtcf-java, `iabtcf-decoder/src/test/java/com/iabtcf/decoder/TCStringV2Test.java` (store lists
+///   112c268895c2b9d7ee6c26e4fa1a4c688a976bab): coreFieldsMatchTheReferenceDecoder,
+///   bitFieldVendorConsentsAndLegitimateInterests (`testConstructConsentsFromBitFields`),
+///   rangeEncodedVendorLegitimateInterests (`testCanParseRangeEncodedVendorLegitimateInterests`),
+///   rangeEncodedVendorConsents (`testRange`), purposeConsentsOneAndTwo (`testPurposesConsent`), and the core bit
+///   string of publisherRestrictionsFromTheReferenceBitString (`testPublisherRestrictions`; the three restriction
+///   entries after it are encoded here from the TCF v2.2 consent string specification).
+/// - iabtcf-java, `iabtcf-decoder/src/test/java/com/iabtcf/decoder/TCStringDecoderTest.java` (store lists
+///   f447a70bb277d451971736df008f9027eb921121; not re-read for this list): anUnknownVersionByteIsRejected.
+/// - iabtcf-es, `modules/core/test/TCString.test.ts` (store lists f23556947c4c238a99996795703ac01f07fac978):
+///   disclosedAndAllowedVendorSegments ("successfully decodes a validly encoded TC string").
+/// - iabtcf-es, `modules/core/test/ReportedIssues.test.ts` (store lists bd4e63a919a78eba3492824778ef7d31c96eeb78):
+///   aVendorListedTwiceInARestrictionIsOneVendor (issue 201), aBitFieldShorterThanMaxVendorIdIsAnError (issue 142),
+///   tcfVersionOneStringsAreRejectedAsUnsupported (issues 156 and 191).
+/// - A Java decoder's `TCDecoderTest.testDecodeAllSegments` (the `TCModelDecoder` API; the store does not name its
+///   repository): allFourSegmentsWithAPaddedPublisherTCSegment.
+/// - IABTechLab/iabgpp-java, `iabgpp-encoder/src/test/java/com/iab/gpp/encoder/GppModelTest.java` (store lists
+///   d43beda75a187446f0d1ccdaa3754e0b664cbb28; the same `DBABMA~…` strings are in iabgpp-es's
+///   `modules/cmpapi/test/GppModel.test.ts`): vendorConsentsOfGPPTCFSections, cmpFieldsOfAGPPTCFSection.
+/// - The documentation of GDPR::IAB::TCFv2 (CPAN): theDocumentedExampleOfAnotherDecoder.
+/// - Encoded here from the TCF v2.2 consent string specification, not from a library: the publisher TC segment of
+///   publisherPurposesAndCustomPurposes (after iabtcf-java's core string above).
 @Suite struct TCStringVectorTests {
     private func date(_ text: String) -> Date { try! Date(text, strategy: .iso8601) }
 

@@ -9,7 +9,9 @@ import FeatureGate
 /// a warning otherwise.
 extension ConfigValidator {
     package static let consentPolicyKey = "consentPolicy"
-    private static let policyKeys = ["version", "categories", "unanswered", "childUnderAge", "declinedAgeRange"]
+    private static let policyKeys = [
+        "version", "categories", "unanswered", "childUnderAge", "declinedAgeRange", "adultRangeDeclaration",
+    ]
     private static let categoryKeys = [
         "features", "grantLifetimeDays", "refusalLifetimeDays", "childProhibited", "saleOrSharing",
     ]
@@ -96,8 +98,9 @@ extension ConfigValidator {
         }
     }
 
-    /// `childUnderAge` (a whole number of years, 1 to 25; 13 by default) and `declinedAgeRange` (`"child"`, the
-    /// default, or `"notChild"`): how a declared age range sets the child mark. An invalid value keeps the default.
+    /// `childUnderAge` (a whole number of years, 1 to 25; 13 by default), `declinedAgeRange` (`"child"`, the
+    /// default, or `"notChild"`) and `adultRangeDeclaration` (`"any"`, the default, `"guardianOrChecked"` or
+    /// `"checked"`): how a declared age range sets the child mark. An invalid value keeps the default.
     private mutating func readChildAge(_ policy: [ConfigNode.Entry], at key: String, into result: inout ConsentPolicy) {
         if let node = value(of: "childUnderAge", in: policy, at: key),
             let age = integer(node, at: "\(key).childUnderAge", minimum: 1, expected: "an age in whole years, 1 to 25")
@@ -110,21 +113,35 @@ extension ConfigValidator {
                     expected: "an age in whole years, 1 to 25", "expected an age in whole years, 1 to 25, found \(age)")
             }
         }
-        guard let node = value(of: "declinedAgeRange", in: policy, at: key) else { return }
-        let path = "\(key).declinedAgeRange"
-        guard case .string(let text) = node.value, ["child", "notChild"].contains(text) else {
+        if let text = oneOf(["child", "notChild"], "declinedAgeRange", in: policy, at: key) {
+            result.childAge.declinedIsChild = text == "child"
+        }
+        let declarations = AdultRangeDeclaration.allCases.map(\.rawValue)
+        if let text = oneOf(declarations, "adultRangeDeclaration", in: policy, at: key) {
+            result.childAge.adultRangeDeclaration = AdultRangeDeclaration(rawValue: text) ?? .any
+        }
+    }
+
+    /// The string value of `name` when it is one of `values`; otherwise reports an error (with a near miss as the
+    /// suggestion) and returns `nil`, so the default stays.
+    private mutating func oneOf(
+        _ values: [String], _ name: String, in policy: [ConfigNode.Entry], at key: String
+    ) -> String? {
+        guard let node = value(of: name, in: policy, at: key) else { return nil }
+        guard case .string(let text) = node.value, values.contains(text) else {
             let suggestion: String? =
                 if case .string(let text) = node.value {
-                    ["child", "notChild"].first { NameMatching.isNearMiss(text, of: $0) }
+                    values.first { NameMatching.isNearMiss(text, of: $0) }
                 } else { nil }
+            let expected = values.map(quoted).joined(separator: values.count == 2 ? " or " : ", ")
             report(
-                .error, node.isString ? .invalidValue : .wrongType, path, line: node.line, found: node.summary,
-                expected: "\"child\" or \"notChild\"", suggestion: suggestion,
-                "expected \"child\" or \"notChild\", found \(node.summary)"
+                .error, node.isString ? .invalidValue : .wrongType, "\(key).\(name)", line: node.line,
+                found: node.summary, expected: expected, suggestion: suggestion,
+                "expected \(expected), found \(node.summary)"
                     + (suggestion.map { "; did you mean \(quoted($0))?" } ?? ""))
-            return
+            return nil
         }
-        result.childAge.declinedIsChild = text == "child"
+        return text
     }
 
     private mutating func features(_ node: ConfigNode, at path: String) -> Feature {

@@ -329,6 +329,13 @@ private struct SignalReader {
                 // Every US section (National and each state) the CMP says applies, by the same field names.
                 for id in gpp.usSections.keys.sorted() where applicable?.contains(id) ?? true {
                     let section = gpp.usSections[id]!
+                    if let draft = section.draftLayout {
+                        warning(
+                            CMPKey.gppString,
+                            "\(section.name) section is in the \(draft) layout (a 40-bit core, a GPC subsection), not "
+                                + "the published one (a 24-bit core, a Sensitive Data Consents subsection); read as "
+                                + "that draft, whose opt-outs sit where the published layout has them")
+                    }
                     if section.saleOptOut == .optedOut { decide([.thirdPartySharing], .denied) }
                     if section.sharingOptOut == .optedOut { decide([.thirdPartySharing, .advertising], .denied) }
                     if section.targetedAdvertisingOptOut == .optedOut { decide([.advertising], .denied) }

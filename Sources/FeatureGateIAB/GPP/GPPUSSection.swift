@@ -3,9 +3,10 @@
 /// Every section is read from one table of the IAB's field lists, so each carries its own fields under their IAB
 /// names (``fields``, ``subscript(_:)``): a California section has `SharingOptOut` and no
 /// `TargetedAdvertisingOptOut`, the sections from 2026 on (usmd 24, usin 25, usky 26, usri 27) start with
-/// `MspaVersion` and have one `MspaMode`. The opt-outs FeatureGate acts on are also typed (``saleOptOut``,
-/// ``sharingOptOut``, ``targetedAdvertisingOptOut``, ``globalPrivacyControl``); a field the section does not have
-/// is `nil`.
+/// `MspaVersion` and have one `MspaMode`, and usin, usky and usri carry `SensitiveDataProcessing` in an optional
+/// Sensitive Data Consents subsection and have no GPC subsection. The opt-outs FeatureGate acts on are also typed
+/// (``saleOptOut``, ``sharingOptOut``, ``targetedAdvertisingOptOut``, ``globalPrivacyControl``); a field the section
+/// does not have is `nil`.
 ///
 /// Decoding is strict where FeatureGate acts: an unknown version, a truncated field, an opt-out of 3 or a
 /// malformed GPC subsection throws a ``GPPStringError`` naming the section, field and bit offset.
@@ -43,9 +44,13 @@ public struct GPPUSSection: Sendable, Hashable {
     public var name: String
     /// The section's version (`Version`, or `MspaVersion` from section 24 on).
     public var version: Int
-    /// Every field in the order the string holds them, the version first; the GPC subsection's `SubsectionType`
-    /// and `Gpc` last when the string carries it.
+    /// Every field in the order the string holds them, the version first; a subsection's fields last when the
+    /// string carries it (the GPC subsection's `SubsectionType` and `Gpc`; usin, usky and usri's Sensitive Data
+    /// Consents subsection's `SensitiveDataProcessing`).
     public var fields: [Field]
+    /// The name of the draft layout the section was read in (`June 2026 draft`: usin, usky or usri with a 40-bit
+    /// core), or `nil` when it is in the layout the IAB published.
+    public var draftLayout: String?
 
     /// The US section IDs FeatureGate decodes: US National (7) and every state section (8 to 27).
     public static let sectionIDs: [Int] = GPPUSSectionLayout.byID.keys.sorted()
@@ -76,13 +81,18 @@ public struct GPPUSSection: Sendable, Hashable {
     }
 
     /// Decodes the text of US section `sectionID`: the core, then (in sections that have one) an optional
-    /// `.`-separated GPC subsection.
+    /// `.`-separated subsection: the GPC subsection, or in usin, usky and usri the Sensitive Data Consents
+    /// subsection.
     ///
-    /// - Throws: ``GPPStringError`` naming the section (`usca`, or `usca.gpc` for its subsection), the field and
-    ///   the bit offset: a section FeatureGate does not decode, an unknown version, a truncated field, a
-    ///   `SaleOptOut`, `SharingOptOut` or `TargetedAdvertisingOptOut` of 3, a subsection in a section that has
-    ///   none, or a subsection that is not the GPC subsection (or comes twice). Bits after the last field (padding
-    ///   to a whole character) are ignored.
+    /// usin, usky and usri strings whose core is 40 bits or longer are in the June 2026 draft layout
+    /// (`SensitiveDataProcessing` in the core, a GPC subsection): they are read as that draft, and
+    /// ``draftLayout`` names it. The draft's first 24 bits are the published core's, so its opt-outs say the same.
+    ///
+    /// - Throws: ``GPPStringError`` naming the section (`usca`, or `usca.gpc` / `usin.sensitive` for its
+    ///   subsection), the field and the bit offset: a section FeatureGate does not decode, an unknown version, a
+    ///   truncated field, a `SaleOptOut`, `SharingOptOut` or `TargetedAdvertisingOptOut` of 3, a subsection in a
+    ///   section that has none, or a subsection that is not the section's (or comes twice). Bits after the last
+    ///   field (padding to a whole character) are ignored.
     public init(sectionID: Int, _ text: String) throws(GPPStringError) {
         guard let layout = GPPUSSectionLayout.byID[sectionID] else {
             throw GPPStringError(
@@ -93,49 +103,75 @@ public struct GPPUSSection: Sendable, Hashable {
         var core = try GPPBitReader(parts[0], section: layout.name)
         let versionOffset = core.offset
         let version = try core.int(6, layout.versionField)
-        guard let layoutFields = layout.fieldsByVersion[version] else {
+        guard var coreFields = layout.fieldsByVersion[version] else {
             let known = layout.fieldsByVersion.keys.sorted().map(String.init).joined(separator: " or ")
             throw core.invalid(layout.versionField, at: versionOffset, found: "\(version)", expected: known)
         }
-        var fields = [Field(name: layout.versionField, value: .int(version))]
-        fields.reserveCapacity(layoutFields.count + 3)
-        for field in layoutFields {
-            if let count = field.count {
-                var values: [Int] = []
-                values.reserveCapacity(count)
-                for _ in 0..<count { values.append(try core.int(2, field.name)) }
-                fields.append(Field(name: field.name, value: .list(values)))
-            } else {
-                let start = core.offset
-                let value = try core.int(2, field.name)
-                // The opt-outs decide consent: a value the specification does not define fails closed.
-                if value == 3, Self.optOutFields.contains(field.name) {
-                    throw core.invalid(field.name, at: start, found: "3", expected: "0, 1 or 2")
-                }
-                fields.append(Field(name: field.name, value: .int(value)))
-            }
+        var subsectionLayout = layout.subsection
+        var draftLayout: String?
+        if let draft = layout.draft, core.bits.bitCount >= draft.minimumCoreBits {
+            coreFields = draft.fields
+            subsectionLayout = draft.subsection
+            draftLayout = draft.name
         }
-        let subsectionName = layout.name + ".gpc"
-        for part in parts.dropFirst() {
-            var subsection = try GPPBitReader(part, section: subsectionName)
-            let typeOffset = subsection.offset
-            let type = try subsection.int(2, GPPUSSectionLayout.subsectionTypeField)
-            let seen = fields.contains { $0.name == GPPUSSectionLayout.gpcField }
-            guard layout.hasGPCSubsection, type == 1, !seen else {
-                throw subsection.invalid(
-                    GPPUSSectionLayout.subsectionTypeField, at: typeOffset,
-                    found: layout.hasGPCSubsection ? (seen ? "a second subsection" : "\(type)") : "a subsection",
-                    expected: layout.hasGPCSubsection
-                        ? "1 (the GPC subsection), once" : "no subsection (\(layout.name) has no GPC subsection)")
+        var fields = [Field(name: layout.versionField, value: .int(version))]
+        fields.reserveCapacity(coreFields.count + 3)
+        try Self.read(coreFields, from: &core, into: &fields)
+        for (index, part) in parts.dropFirst().enumerated() {
+            switch subsectionLayout {
+            case .untyped(let name, let subsectionFields)?:
+                var subsection = try GPPBitReader(part, section: layout.name + "." + name)
+                guard index == 0 else {
+                    throw subsection.invalid(
+                        subsectionFields[0].name, at: 0, found: "a second subsection",
+                        expected: "one subsection (\(layout.name)'s \(name) subsection), once")
+                }
+                try Self.read(subsectionFields, from: &subsection, into: &fields)
+            case .gpc?, nil:
+                var subsection = try GPPBitReader(part, section: layout.name + ".gpc")
+                let typeOffset = subsection.offset
+                let type = try subsection.int(2, GPPUSSectionLayout.subsectionTypeField)
+                let hasGPC = subsectionLayout != nil
+                let seen = fields.contains { $0.name == GPPUSSectionLayout.gpcField }
+                guard hasGPC, type == 1, !seen else {
+                    throw subsection.invalid(
+                        GPPUSSectionLayout.subsectionTypeField, at: typeOffset,
+                        found: hasGPC ? (seen ? "a second subsection" : "\(type)") : "a subsection",
+                        expected: hasGPC
+                            ? "1 (the GPC subsection), once" : "no subsection (\(layout.name) has no GPC subsection)")
+                }
+                let gpc = try subsection.int(1, GPPUSSectionLayout.gpcField) == 1
+                fields.append(Field(name: GPPUSSectionLayout.subsectionTypeField, value: .int(type)))
+                fields.append(Field(name: GPPUSSectionLayout.gpcField, value: .bool(gpc)))
             }
-            let gpc = try subsection.int(1, GPPUSSectionLayout.gpcField) == 1
-            fields.append(Field(name: GPPUSSectionLayout.subsectionTypeField, value: .int(type)))
-            fields.append(Field(name: GPPUSSectionLayout.gpcField, value: .bool(gpc)))
         }
         self.id = sectionID
         self.name = layout.name
         self.version = version
         self.fields = fields
+        self.draftLayout = draftLayout
+    }
+
+    /// Reads `layoutFields` in order, each two bits (a list: `count` times two bits).
+    private static func read(
+        _ layoutFields: [GPPUSSectionLayout.Field], from reader: inout GPPBitReader, into fields: inout [Field]
+    ) throws(GPPStringError) {
+        for field in layoutFields {
+            if let count = field.count {
+                var values: [Int] = []
+                values.reserveCapacity(count)
+                for _ in 0..<count { values.append(try reader.int(2, field.name)) }
+                fields.append(Field(name: field.name, value: .list(values)))
+            } else {
+                let start = reader.offset
+                let value = try reader.int(2, field.name)
+                // The opt-outs decide consent: a value the specification does not define fails closed.
+                if value == 3, optOutFields.contains(field.name) {
+                    throw reader.invalid(field.name, at: start, found: "3", expected: "0, 1 or 2")
+                }
+                fields.append(Field(name: field.name, value: .int(value)))
+            }
+        }
     }
 
     private static let optOutFields: Set<String> = ["SaleOptOut", "SharingOptOut", "TargetedAdvertisingOptOut"]

@@ -18,8 +18,28 @@ struct GPPUSSectionLayout: Sendable {
     let versionField: String
     /// The fields after the version field, by the version that lays them out.
     let fieldsByVersion: [Int: [Field]]
-    /// Whether the section may carry a Global Privacy Control subsection after a dot.
-    let hasGPCSubsection: Bool
+    /// The optional subsection the section may carry after a dot, if any.
+    let subsection: Subsection?
+    /// A draft layout strings of this section may also be in, told apart from the published one by the length of
+    /// their core.
+    let draft: Draft?
+
+    /// An optional subsection after the core.
+    enum Subsection: Sendable {
+        /// The Global Privacy Control subsection: a two-bit `SubsectionType` of 1, then the `Gpc` bit.
+        case gpc
+        /// An untyped subsection holding `fields` (the Sensitive Data Consents subsection of usin, usky and usri:
+        /// the second part of the section is that subsection, with no type field before it).
+        case untyped(name: String, fields: [Field])
+    }
+
+    /// A draft layout: its name, the core length from which a string is read in it, its fields and subsection.
+    struct Draft: Sendable {
+        let name: String
+        let minimumCoreBits: Int
+        let fields: [Field]
+        let subsection: Subsection?
+    }
 
     /// Every US section FeatureGate decodes, by ID.
     static let byID: [Int: GPPUSSectionLayout] = Dictionary(uniqueKeysWithValues: table.map { ($0.id, $0) })
@@ -29,12 +49,13 @@ struct GPPUSSectionLayout: Sendable {
     static let gpcField = "Gpc"
 
     // The field lists, from the IAB's GPP US section specifications (field order and lengths as the IAB reference
-    // implementations, iabgpp-es and iabgpp-java, lay them out). Every field is two bits unless it is a version.
+    // implementations, iabgpp-es and iabgpp-java, lay them out: usin, usky and usri as the specifications of
+    // October 2025 and iabgpp-es 3.2 have them). Every field is two bits unless it is a version.
     private static let table: [GPPUSSectionLayout] = [
         GPPUSSectionLayout(
             id: 7, name: "usnat", versionField: "Version",
             fieldsByVersion: [1: national(sensitive: 12, child: 2), 2: national(sensitive: 16, child: 3)],
-            hasGPCSubsection: true),
+            subsection: .gpc, draft: nil),
         state(
             8, "usca", gpc: true,
             notices(["SaleOptOutNotice", "SharingOptOutNotice", "SensitiveDataLimitUseNotice"])
@@ -65,10 +86,10 @@ struct GPPUSSectionLayout: Sendable {
         state(21, "usnj", gpc: true, common(notice: "ProcessingNotice", sensitive: 10, child: 5, additional: true)),
         state(22, "ustn", gpc: true, common(notice: "ProcessingNotice", sensitive: 8, child: 1, additional: true)),
         state(23, "usmn", gpc: true, common(notice: "ProcessingNotice", sensitive: 8, child: 1, additional: true)),
-        mspaFirst(24, "usmd", sensitive: nil, child: false),
-        mspaFirst(25, "usin", sensitive: 8, child: true),
-        mspaFirst(26, "usky", sensitive: 8, child: true),
-        mspaFirst(27, "usri", sensitive: 8, child: true),
+        mspaFirst(24, "usmd", child: false, subsection: .gpc, draft: nil),
+        mspaFirst(25, "usin", child: true, subsection: sensitiveDataConsents, draft: juneDraft),
+        mspaFirst(26, "usky", child: true, subsection: sensitiveDataConsents, draft: juneDraft),
+        mspaFirst(27, "usri", child: true, subsection: sensitiveDataConsents, draft: juneDraft),
     ]
 
     private static func one(_ name: String) -> Field { Field(name: name, count: nil) }
@@ -80,7 +101,8 @@ struct GPPUSSectionLayout: Sendable {
 
     private static func state(_ id: Int, _ name: String, gpc: Bool, _ fields: [Field]) -> GPPUSSectionLayout {
         GPPUSSectionLayout(
-            id: id, name: name, versionField: "Version", fieldsByVersion: [1: fields], hasGPCSubsection: gpc)
+            id: id, name: name, versionField: "Version", fieldsByVersion: [1: fields], subsection: gpc ? .gpc : nil,
+            draft: nil)
     }
 
     /// US National: six notices, three opt-outs, the sensitive categories, the known-child consents, then MSPA.
@@ -112,16 +134,36 @@ struct GPPUSSectionLayout: Sendable {
     }
 
     /// The sections from 2026 on: `MspaVersion` first, then `MspaCoveredTransaction` and one `MspaMode`, the
-    /// notices and opt-outs, then the consents.
-    private static func mspaFirst(_ id: Int, _ name: String, sensitive: Int?, child: Bool) -> GPPUSSectionLayout {
+    /// notices and opt-outs, then the consents (`KnownChildSensitiveDataConsents` in usin, usky and usri).
+    private static func mspaFirstCore(child: Bool) -> [Field] {
         var fields = notices([
             "MspaCoveredTransaction", "MspaMode", "ProcessingNotice", "SaleOptOutNotice",
             "TargetedAdvertisingOptOutNotice", "SaleOptOut", "TargetedAdvertisingOptOut",
         ])
         if child { fields.append(one("KnownChildSensitiveDataConsents")) }
         fields.append(one("AdditionalDataProcessingConsent"))
-        if let sensitive { fields.append(list("SensitiveDataProcessing", sensitive)) }
-        return GPPUSSectionLayout(
-            id: id, name: name, versionField: "MspaVersion", fieldsByVersion: [1: fields], hasGPCSubsection: true)
+        return fields
     }
+
+    private static func mspaFirst(
+        _ id: Int, _ name: String, child: Bool, subsection: Subsection, draft: Draft?
+    ) -> GPPUSSectionLayout {
+        GPPUSSectionLayout(
+            id: id, name: name, versionField: "MspaVersion", fieldsByVersion: [1: mspaFirstCore(child: child)],
+            subsection: subsection, draft: draft)
+    }
+
+    /// usin, usky and usri's optional subsection 1, Sensitive Data Consents: eight two-bit values, no type field.
+    private static let sensitiveDataConsents = Subsection.untyped(
+        name: "sensitive", fields: [list("SensitiveDataProcessing", 8)])
+
+    /// The layout usin, usky and usri had in the drafts of June 2026 (iabgpp-es and iabgpp-java pull requests of
+    /// 2026-06-06): `SensitiveDataProcessing` at the end of the core, a 40-bit core (seven characters where the
+    /// published 24-bit core takes four), and a GPC subsection. Its first 24 bits are the published core's, so a
+    /// string a consent platform wrote from the draft says the same about sale and targeted advertising; it is read
+    /// as the draft rather than refused, so those opt-outs still deny.
+    static let juneDraftName = "June 2026 draft"
+    private static let juneDraft = Draft(
+        name: juneDraftName, minimumCoreBits: 40,
+        fields: mspaFirstCore(child: true) + [list("SensitiveDataProcessing", 8)], subsection: .gpc)
 }

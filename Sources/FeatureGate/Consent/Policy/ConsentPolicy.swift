@@ -34,7 +34,8 @@ public struct ConsentPolicy: Sendable, Hashable {
     public var saleOrSharing: Set<ConsentCategory>
     /// What an unanswered category means, per region. By default opt-in everywhere.
     public var unanswered: UnansweredConsentRules
-    /// When a declared age range marks the user a child (``AgeSignalSource``): under 13, or declined, by default.
+    /// When a declared age range marks the user a child (``AgeSignalSource``): under 13, or declined, by default; an
+    /// adult range of any declaration lifts the mark unless ``ChildAgeRule/adultRangeDeclaration`` says otherwise.
     public var childAge: ChildAgeRule
 
     /// Creates a policy.
