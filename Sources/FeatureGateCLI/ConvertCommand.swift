@@ -13,7 +13,7 @@ enum ConvertCommand: ToolCommand {
     static let help = """
         OVERVIEW: Write a config as JSON, an XML plist, a binary plist or an old-style (OpenStep) plist.
 
-        FILE is read and validated first; an invalid FILE converts to nothing (exit 1). Every key is kept:
+        FILE (any format check reads, an airshipconfig.properties file too) is read and validated first; an invalid FILE converts to nothing (exit 1). Every key is kept:
         enabledFeatures as a sorted array of names (never 'all' or a bitmask, so it means the same flags when an
         SDK adds new ones) and resetEnabledFeatures in canonical form, every other key with its value and type.
         A value the target format cannot hold (a date in JSON, a number in an old-style plist) is an error that
@@ -37,6 +37,9 @@ enum ConvertCommand: ToolCommand {
         let format = try arguments.required(
             "--to", as: ConfigFormat.self, missing: "--to json|xml|binary|openstep is required",
             expected: "json, xml, binary or openstep")
+        if format == .properties {
+            throw UsageError(message: "--to properties: a .properties file is read (as FILE), not written")
+        }
         if arguments.values["-o"] != nil && arguments.values["--output"] != nil {
             throw UsageError(message: "give -o or --output, not both")
         }
