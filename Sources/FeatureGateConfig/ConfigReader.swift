@@ -218,7 +218,7 @@ public struct ConfigReader: Sendable {
     }
 
     /// The column of what a diagnostic points at, where the parser recorded columns (a `.properties` file): a top-level
-    /// key on its own line, its value, or an element of its array (`enabledFeatures[2]`).
+    /// key, its value, or an element of its array (`enabledFeatures[2]`).
     private static func column(of diagnostic: ConfigDiagnostic, in root: ConfigNode) -> Int? {
         guard let line = diagnostic.line, case .dictionary(let entries) = root.value else { return nil }
         let path = diagnostic.keyPath
@@ -233,8 +233,10 @@ public struct ConfigReader: Sendable {
         {
             return elements[index].column
         }
-        if entry.line == line { return entry.column }
-        return entry.value.line == line ? entry.value.column : nil
+        // A problem with a key points at the key; any other, at the value.
+        let aboutTheKey: Set<ConfigDiagnostic.Kind> = [.misspelledKey, .duplicateKey, .keyWithoutValue, .unknownKey]
+        if entry.value.line == line && !aboutTheKey.contains(diagnostic.kind) { return entry.value.column }
+        return entry.line == line ? entry.column : nil
     }
 
     /// Whether a source name ends in `.properties`, in any case.
