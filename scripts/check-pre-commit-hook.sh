@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Proves .pre-commit-hooks.yaml the way a user meets it: pre-commit, installed from PyPI into a venv, runs the
+# featuregate-check hook of this repository (`pre-commit try-repo`, which clones the repository's HEAD and builds it
+# with `swift build -c release` in its own clone) in a temporary git repository:
+# - an invalid airshipconfig.properties fails the hook, and the log names its line;
+# - a valid AirshipConfig.plist passes, next to an invalid other.json that the hook's `files` pattern leaves out.
+# Each try-repo builds the package in release from scratch (pre-commit keeps its store in a temporary directory
+# that try-repo deletes), so the two runs cost two release builds; see TIMINGS below in .ci/run's output.
+# Usage: scripts/check-pre-commit-hook.sh [VENV]   (VENV defaults to a temporary one)
+set -euo pipefail
+repo=$(cd "$(dirname "$0")/.." && pwd)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+venv=${1:-$work/venv}
+[[ -x "$venv/bin/pre-commit" ]] || { python3 -m venv "$venv" && "$venv/bin/pip" install -q pre-commit; }
+"$venv/bin/pre-commit" --version
+
+project=$work/project
+mkdir -p "$project/ios" "$project/android"
+cp "$repo/Examples/Configs/AirshipConfig.plist" "$project/ios/AirshipConfig.plist"
+cp "$repo/Examples/Configs/invalid-android-unknown-name.properties" "$project/android/airshipconfig.properties"
+cp "$repo/Examples/Configs/invalid-typo.json" "$project/other.json"
+git -C "$project" init -q
+git -C "$project" add .
+
+try_repo() {  # FILE...: runs the hook on the FILEs; prints pre-commit's output; returns its exit status
+    (cd "$project" && "$venv/bin/pre-commit" try-repo "$repo" featuregate-check --verbose --files "$@")
+}
+
+status=0
+log=$(try_repo android/airshipconfig.properties 2>&1) || status=$?
+echo "$log" | sed 's/^/  | /'
+if [[ $status -ne 1 ]] || ! grep -q 'Failed' <<< "$log" \
+    || ! grep -q 'android/airshipconfig.properties: error: enabledFeatures\[1\]: line 7' <<< "$log"; then
+    echo "pre-commit: the hook should fail on the invalid airshipconfig.properties (exit $status)"; exit 1
+fi
+
+status=0
+log=$(try_repo ios/AirshipConfig.plist other.json 2>&1) || status=$?
+echo "$log" | sed 's/^/  | /'
+if [[ $status -ne 0 ]] || ! grep -q 'Passed' <<< "$log" || ! grep -q 'ios/AirshipConfig.plist: OK' <<< "$log" \
+    || grep -q 'other.json' <<< "$log"; then
+    echo "pre-commit: the hook should pass on the valid AirshipConfig.plist (exit $status)"; exit 1
+fi
+echo "ok: fails on an invalid file, passes on a valid one"
