@@ -59,7 +59,8 @@ enum ConsentDemo {
         /// The demo's clock: the real time, moved on by `advance:` steps so answers can be seen to expire.
         let clock = LockedValue(Date())
         let sdk = DemoSDK(
-            dataDirectory: dataDirectory, configuration: config.configuration, policy: config.policy, region: options.region,
+            dataDirectory: dataDirectory, configuration: config.configuration, policy: config.policy,
+            region: options.region,
             clock: clock, slowCollector: options.slowCollector)
         for note in config.notes { print("consent-demo: \(note)") }
         if !sdk.heldOffByConsent.isEmpty {
@@ -83,7 +84,8 @@ enum ConsentDemo {
             return files.compactMap { path -> (path: String, size: Int)? in
                 var isDirectory: ObjCBool = false
                 let full = dataPath + (dataPath.hasSuffix("/") ? "" : "/") + path
-                guard FileManager.default.fileExists(atPath: full, isDirectory: &isDirectory), !isDirectory.boolValue else {
+                guard FileManager.default.fileExists(atPath: full, isDirectory: &isDirectory), !isDirectory.boolValue
+                else {
                     return nil
                 }
                 let size = (try? FileManager.default.attributesOfItem(atPath: full)[.size] as? Int) ?? 0
@@ -100,7 +102,9 @@ enum ConsentDemo {
                 print("\(index == 0 ? "off      " : "         ") \(line)")
             }
             let statuses = await sdk.consent.allStatuses
-            print("consent   " + statuses.keys.sorted().map { "\($0) \(statuses[$0] ?? .unknown)" }.joined(separator: ", "))
+            print(
+                "consent   "
+                    + statuses.keys.sorted().map { "\($0) \(statuses[$0] ?? .unknown)" }.joined(separator: ", "))
 
             if let files = dataFiles() {
                 let lines = files.map { "\($0.path) (\($0.size) B)" }
@@ -164,18 +168,25 @@ enum ConsentDemo {
         func printRevocation(_ report: RevocationReport) {
             print("revoke-all report")
             let denials = report.consentRecords.map { "\($0.category) \($0.previousStatus) -> \($0.newStatus)" }
-            print("  consent     \(denials.isEmpty ? "every category was already denied" : denials.joined(separator: ", "))")
-            print("  disabled    \(report.disabledFeatures.isEmpty ? "nothing was enabled" : "\(report.disabledFeatures)")")
+            print(
+                "  consent     \(denials.isEmpty ? "every category was already denied" : denials.joined(separator: ", "))"
+            )
+            print(
+                "  disabled    \(report.disabledFeatures.isEmpty ? "nothing was enabled" : "\(report.disabledFeatures)")"
+            )
             if report.purges.isEmpty { print("  purged      nothing left to purge") }
             for (index, purge) in report.purges.enumerated() {
-                let files = purge.report.removedFiles.isEmpty ? "" : " (\(purge.report.removedFiles.joined(separator: ", ")))"
+                let files =
+                    purge.report.removedFiles.isEmpty ? "" : " (\(purge.report.removedFiles.joined(separator: ", ")))"
                 let identifiers =
-                    purge.report.resetIdentifiers.isEmpty ? "" : " (\(purge.report.resetIdentifiers.joined(separator: ", ")))"
+                    purge.report.resetIdentifiers.isEmpty
+                    ? "" : " (\(purge.report.resetIdentifiers.joined(separator: ", ")))"
                 print(
                     "\(index == 0 ? "  purged      " : "              ")\(purge.subsystem): "
                         + "\(purge.report.removedFiles.count) file(s)\(files), \(purge.report.droppedItems) queued item(s), "
                         + "\(purge.report.resetIdentifiers.count) identifier(s)\(identifiers)"
-                        + (purge.report.failures.isEmpty ? "" : "; FAILED: \(purge.report.failures.joined(separator: "; "))")
+                        + (purge.report.failures.isEmpty
+                            ? "" : "; FAILED: \(purge.report.failures.joined(separator: "; "))")
                 )
             }
             print(
@@ -219,7 +230,8 @@ enum ConsentDemo {
                 detail = " — \(accepted) of \(count) accepted"
                 switch report.outcome {
                 case .flushed:
-                    detail += "; flushed to " + report.backends.map { "\($0.backend) \($0.result)" }.joined(separator: ", ")
+                    detail +=
+                        "; flushed to " + report.backends.map { "\($0.backend) \($0.result)" }.joined(separator: ", ")
                 case .purged where (sdk.heldAnalytics?.held ?? 0) > 0:
                     detail += "; gate closed: nothing flushed; held in memory until analytics consent is decided"
                 case .purged: detail += "; gate closed: nothing flushed, nothing kept"
@@ -245,7 +257,8 @@ enum ConsentDemo {
                     try? await Task.sleep(for: .milliseconds(10))
                 }
                 let reached = sdk.collector.requests.count > before
-                detail = reached ? " — the upload reached the collector; the flush is still running" : " — nothing uploaded"
+                detail =
+                    reached ? " — the upload reached the collector; the flush is still running" : " — nothing uploaded"
             case .cmp(let path):
                 detail = await applyCMPKeys(path, to: sdk.consent, notes: &notes)
             case .remote:
@@ -302,7 +315,8 @@ enum ConsentDemo {
         if trailLines == 0 {
             print("\n== audit trail: empty (no consent change recorded, no ledger file written)")
         } else {
-            print("\n== audit trail: \(PrivacyDataDirectory.consentLedgerFileName), JSON Lines, \(trailLines) record(s)")
+            print(
+                "\n== audit trail: \(PrivacyDataDirectory.consentLedgerFileName), JSON Lines, \(trailLines) record(s)")
             print(String(decoding: trail, as: UTF8.self), terminator: "")
         }
 

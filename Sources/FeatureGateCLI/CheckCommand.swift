@@ -87,7 +87,9 @@ enum CheckCommand: ToolCommand {
             for file in checked { console.out(jsonLine(file, catalog: catalog)) }
         case .github:
             for file in checked {
-                for diagnostic in file.diagnostics { console.out(GitHubAnnotation.command(for: diagnostic, file: file.path)) }
+                for diagnostic in file.diagnostics {
+                    console.out(GitHubAnnotation.command(for: diagnostic, file: file.path))
+                }
             }
             let diagnostics = checked.flatMap(\.diagnostics)
             let errors = diagnostics.filter { $0.severity == .error }.count

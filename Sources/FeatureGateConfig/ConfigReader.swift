@@ -223,7 +223,8 @@ public struct ConfigReader: Sendable {
         guard let line = diagnostic.line, case .dictionary(let entries) = root.value else { return nil }
         let path = diagnostic.keyPath
         let key = path.firstIndex(of: "[").map { String(path[..<$0]) } ?? path
-        guard let entry = entries.last(where: { $0.key == key && ($0.line == line || $0.value.line == line) })
+        guard
+            let entry = entries.last(where: { $0.key == key && ($0.line == line || $0.value.line == line) })
                 ?? entries.last(where: { $0.key == key })
         else { return nil }
         if key != path, path.hasSuffix("]"), let open = path.firstIndex(of: "["),

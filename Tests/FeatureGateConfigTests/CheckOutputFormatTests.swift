@@ -78,7 +78,9 @@ import Testing
         )
         // A file that does not exist: no line, no col.
         let missing = try featuregate(["check", "--format", "github", "missing.json"], in: directory)
-        #expect(missing.lines.first == "::error file=missing.json,title=featuregate check::cannot open the file: No such file or directory")
+        #expect(
+            missing.lines.first
+                == "::error file=missing.json,title=featuregate check::cannot open the file: No such file or directory")
     }
 
     @Test func sarifIsOneLogWithTheFieldsGitHubCodeScanningRequires() throws {
@@ -163,7 +165,8 @@ import Testing
         #expect(differing.status == 1)
         #expect(
             differing.lines.last
-                == "featuregate check: --same-features: analytics is enabled by AirshipConfig.plist; not by ok.properties")
+                == "featuregate check: --same-features: analytics is enabled by AirshipConfig.plist; not by ok.properties"
+        )
 
         // With --airship, each platform's own reading: Android keeps every feature on an unknown name.
         let platforms = try featuregate(

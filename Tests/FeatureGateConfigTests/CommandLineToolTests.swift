@@ -195,7 +195,10 @@ import Testing
             ["check", "--help"],
             "USAGE: featuregate check [--format text|json|github|sarif] [--json] [--same-features] [--lenient | --airship] [--flag NAME=BIT]... FILE..."
         ),
-        (["help", "check"], "USAGE: featuregate check [--format text|json|github|sarif] [--json] [--same-features] [--lenient | --airship] [--flag NAME=BIT]... FILE..."),
+        (
+            ["help", "check"],
+            "USAGE: featuregate check [--format text|json|github|sarif] [--json] [--same-features] [--lenient | --airship] [--flag NAME=BIT]... FILE..."
+        ),
         (
             ["explain", "-h"],
             "USAGE: featuregate explain [--state STATE_FILE] [--lenient | --airship] [--flag NAME=BIT]... FILE"

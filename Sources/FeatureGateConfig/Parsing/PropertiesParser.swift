@@ -129,7 +129,8 @@ package enum PropertiesParser {
         let value = try unescape(logical[valueStart...])
         return PropertiesEntry(
             key: key.text, value: value.text, place: first.place,
-            valuePlaces: value.places.isEmpty && valueStart < logical.count ? [logical[valueStart].place] : value.places)
+            valuePlaces: value.places.isEmpty && valueStart < logical.count ? [logical[valueStart].place] : value.places
+        )
     }
 
     private static func unescape(
@@ -220,8 +221,11 @@ extension PropertiesParser {
             let names = androidNameRanges(in: text).map { range in
                 let namePlace = entry.place(ofValueOffset: start + range.lowerBound)
                 return ConfigNode(
-                    .string(String(String.UnicodeScalarView(text.unicodeScalars.dropFirst(range.lowerBound)
-                        .prefix(range.count)))),
+                    .string(
+                        String(
+                            String.UnicodeScalarView(
+                                text.unicodeScalars.dropFirst(range.lowerBound)
+                                    .prefix(range.count)))),
                     line: namePlace.line, column: namePlace.column)
             }
             return ConfigNode(.array(names), line: place.line, column: place.column)

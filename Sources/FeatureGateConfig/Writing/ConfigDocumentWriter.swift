@@ -64,7 +64,8 @@ package enum ConfigDocumentWriter {
             _ = try writer.add(root, path: &path)
             return writer.file()
         case .properties:
-            throw unrepresentable(root, format, "FeatureGate reads .properties files and does not write them", path: path)
+            throw unrepresentable(
+                root, format, "FeatureGate reads .properties files and does not write them", path: path)
         }
     }
 
