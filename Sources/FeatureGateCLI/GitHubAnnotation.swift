@@ -14,11 +14,8 @@ enum GitHubAnnotation {
             if let column = diagnostic.column { properties.append("col=\(column)") }
         }
         properties.append("title=" + escapedProperty(title))
-        let message =
-            diagnostic.keyPath == ConfigDiagnostic.rootKeyPath
-            ? diagnostic.unplacedMessage : "\(diagnostic.keyPath): \(diagnostic.unplacedMessage)"
         return "::\(diagnostic.severity.rawValue) " + properties.joined(separator: ",") + "::"
-            + escapedMessage(message)
+            + escapedMessage(diagnostic.placelessText)
     }
 
     /// A command's message, escaped as GitHub's runner reads it back: `%` → `%25`, CR → `%0D`, LF → `%0A`.
@@ -46,5 +43,13 @@ enum GitHubAnnotation {
             }
         }
         return result
+    }
+}
+
+extension ConfigDiagnostic {
+    /// The key path and the problem, without the place, for outputs that carry the place in fields of their own
+    /// (GitHub annotations, SARIF): `enabledFeatures[1]: unknown feature name "pus"; did you mean "push"?`.
+    var placelessText: String {
+        keyPath == ConfigDiagnostic.rootKeyPath ? unplacedMessage : "\(keyPath): \(unplacedMessage)"
     }
 }

@@ -25,15 +25,12 @@ enum SARIFLog {
                 if diagnostic.line != nil, let column = diagnostic.column {
                     region.append(("startColumn", .int(column)))
                 }
-                let message =
-                    diagnostic.keyPath == ConfigDiagnostic.rootKeyPath
-                    ? diagnostic.unplacedMessage : "\(diagnostic.keyPath): \(diagnostic.unplacedMessage)"
                 results.append(
                     .object([
                         ("ruleId", .string(diagnostic.kind.rawValue)),
                         ("ruleIndex", .int(kinds.firstIndex(of: diagnostic.kind) ?? 0)),
                         ("level", .string(diagnostic.severity == .error ? "error" : "warning")),
-                        ("message", .object([("text", .string(message))])),
+                        ("message", .object([("text", .string(diagnostic.placelessText))])),
                         (
                             "locations",
                             .array([
