@@ -144,10 +144,10 @@ import Testing
             ["explain", "--state", "a", "--state", "b", "c"],
             "featuregate explain: error: option '--state' is given more than once"
         ),
-        (["convert", "x"], "featuregate convert: error: --to json|xml|binary|openstep is required"),
+        (["convert", "x"], "featuregate convert: error: --to json|xml|binary|openstep|properties is required"),
         (
             ["convert", "x", "--to", "yaml"],
-            "featuregate convert: error: --to yaml: expected json, xml, binary or openstep"
+            "featuregate convert: error: --to yaml: expected json, xml, binary, openstep or properties"
         ),
         (
             ["convert", "x", "--to", "json", "-o", "a", "--output", "b"],
@@ -205,7 +205,7 @@ import Testing
         ),
         (
             ["convert", "--help", "--to", "yaml"],
-            "USAGE: featuregate convert FILE --to json|xml|binary|openstep [-o OUT] [--lenient | --airship]"
+            "USAGE: featuregate convert FILE --to json|xml|binary|openstep|properties [-o OUT] [--lenient | --airship]"
                 + " [--flag NAME=BIT]..."
         ),
     ])
@@ -225,7 +225,7 @@ import Testing
         #expect(run.status == 0)
         #expect(!run.output.contains("not converted"))
         #expect(run.output.contains("Every key is kept"))
-        #expect(run.output.contains("--to FORMAT         json, xml, binary or openstep."))
+        #expect(run.output.contains("--to FORMAT         json, xml, binary, openstep or properties"))
     }
 
     // MARK: - explain

@@ -171,7 +171,12 @@ package enum PropertiesParser {
                     value = value << 4 | digit
                     index += 1
                 }
-                // A lone UTF-16 surrogate has no scalar; it cannot name anything, so U+FFFD stands in for it.
+                // Java's characters are UTF-16: a high surrogate escape and a low one make one character. A lone
+                // surrogate has no scalar; it cannot name anything, so U+FFFD stands in for it.
+                if (0xD800...0xDBFF).contains(value), let low = lowSurrogate(in: slice, at: index) {
+                    value = 0x10000 + ((value - 0xD800) << 10) + (low - 0xDC00)
+                    index += 6
+                }
                 resolved = Unicode.Scalar(value) ?? "\u{FFFD}"
             default: resolved = Unicode.Scalar(next)
             }
@@ -179,6 +184,21 @@ package enum PropertiesParser {
             places.append(place)
         }
         return (String(scalars), places)
+    }
+
+    /// The low surrogate a `\uXXXX` escape at `index` writes, if it is one.
+    private static func lowSurrogate(
+        in slice: ArraySlice<(byte: UInt8, place: PropertiesEntry.Place)>, at index: Int
+    ) -> UInt32? {
+        guard index + 6 <= slice.endIndex, slice[index].byte == UInt8(ascii: "\\"),
+            slice[index + 1].byte == UInt8(ascii: "u")
+        else { return nil }
+        var value: UInt32 = 0
+        for offset in 2..<6 {
+            guard let digit = hexValue(slice[index + offset].byte) else { return nil }
+            value = value << 4 | digit
+        }
+        return (0xDC00...0xDFFF).contains(value) ? value : nil
     }
 
     private static func hexValue(_ byte: UInt8) -> UInt32? {
@@ -194,7 +214,8 @@ package enum PropertiesParser {
 extension PropertiesParser {
     /// The entries as the tree the validator reads, typed as FeatureGate reads a `.properties` file strictly.
     ///
-    /// Values are trimmed as Airship Android trims them (every character up to U+0020 at either end).
+    /// The two keys FeatureGate reads are trimmed as Airship Android trims them (every character up to U+0020 at
+    /// either end); other keys keep their value as `java.util.Properties` gives it.
     /// `enabledFeatures` is an integer when it is `[+-]?[0-9]+` (of any size: the validator reports what does not
     /// fit), and otherwise an array of the names between commas and spaces (a trailing separator adds no name, as in
     /// Android's `split("[, ]+")`); an empty value stays an empty string. `resetEnabledFeatures` is a boolean when it
@@ -232,7 +253,9 @@ extension PropertiesParser {
         case ConfigValidator.resetEnabledFeaturesKey where ["true", "false"].contains(text.lowercased()):
             return ConfigNode(.boolean(text.lowercased() == "true"), line: place.line, column: place.column)
         default:
-            return ConfigNode(.string(text), line: place.line, column: place.column)
+            // Keys FeatureGate does not read keep their value as java.util.Properties gives it.
+            let valuePlace = entry.place(ofValueOffset: 0)
+            return ConfigNode(.string(entry.value), line: valuePlace.line, column: valuePlace.column)
         }
     }
 

@@ -64,8 +64,7 @@ package enum ConfigDocumentWriter {
             _ = try writer.add(root, path: &path)
             return writer.file()
         case .properties:
-            throw unrepresentable(
-                root, format, "FeatureGate reads .properties files and does not write them", path: path)
+            return try PropertiesWriter.data(for: root)
         }
     }
 
