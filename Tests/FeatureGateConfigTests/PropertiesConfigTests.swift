@@ -169,4 +169,41 @@ import Testing
         #expect(!reading.resetEnabledFeatures)
         #expect(reading.notes.first?.line == 3)
     }
+
+    // MARK: - Writing
+
+    @Test func aConfigurationWritesAsPropertiesAndReadsBackTheSameOnBothReadings() throws {
+        for features: Feature in [[], [.push, .analytics], .all] {
+            let configuration = PrivacyConfiguration(enabledFeatures: features, resetEnabledFeatures: true)
+            let data = ConfigWriter.data(for: configuration, as: .properties)
+            let again = try ConfigReader().read(data)
+            #expect(again.format == .properties)
+            #expect(again.configuration == configuration)
+            #expect(again.warnings.isEmpty)
+            let android = AirshipAndroidReading(bytes: [UInt8](data))
+            #expect(android.enabledFeatures == features)
+            #expect(android.resetEnabledFeatures)
+        }
+    }
+
+    @Test func escapesWriteBackToTheSameKeysAndValues() throws {
+        let tree = ConfigNode(
+            .dictionary([
+                ConfigNode.Entry(key: "a key=:", line: nil, value: ConfigNode(.string(" lead, \\ tab\t é 😀 #"))),
+                ConfigNode.Entry(key: "#hash", line: nil, value: ConfigNode(.string("!bang\nline"))),
+            ]))
+        let bytes = try ConfigDocumentWriter.data(for: tree, as: .properties)
+        #expect(bytes.allSatisfy { $0 < 0x80 })
+        let parsed = try PropertiesParser.parse(bytes)
+        #expect(parsed.map(\.key) == ["a key=:", "#hash"])
+        #expect(parsed.map(\.value) == [" lead, \\ tab\t é 😀 #", "!bang\nline"])
+    }
+
+    @Test func aValueThatIsNotTextCannotBeWrittenAsProperties() {
+        let tree = ConfigNode(
+            .dictionary([ConfigNode.Entry(key: "inProduction", line: 3, value: ConfigNode(.boolean(true), line: 3))]))
+        #expect(throws: ConfigDocumentWriter.Unrepresentable.self) {
+            try ConfigDocumentWriter.data(for: tree, as: .properties)
+        }
+    }
 }
