@@ -65,7 +65,6 @@ enum SARIFLog {
                                     "driver",
                                     .object([
                                         ("name", .string("featuregate")),
-                                        ("informationUri", .string("https://github.com/featuregate/featuregate")),
                                         ("rules", .array(rules)),
                                     ])
                                 )
