@@ -5,7 +5,8 @@
 # - an invalid airshipconfig.properties fails the hook, and the log names its line;
 # - a valid AirshipConfig.plist passes, next to an invalid other.json that the hook's `files` pattern leaves out.
 # Each try-repo builds the package in release from scratch (pre-commit keeps its store in a temporary directory
-# that try-repo deletes), so the two runs cost two release builds; see TIMINGS below in .ci/run's output.
+# that try-repo deletes), so the two runs cost two release builds; each prints how long it took. Run it on a clean
+# checkout: try-repo copies uncommitted changes to tracked files, not new files.
 # Usage: scripts/check-pre-commit-hook.sh [VENV]   (VENV defaults to a temporary one)
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -23,8 +24,11 @@ cp "$repo/Examples/Configs/invalid-typo.json" "$project/other.json"
 git -C "$project" init -q
 git -C "$project" add .
 
-try_repo() {  # FILE...: runs the hook on the FILEs; prints pre-commit's output; returns its exit status
-    (cd "$project" && "$venv/bin/pre-commit" try-repo "$repo" featuregate-check --verbose --files "$@")
+try_repo() {  # FILE...: runs the hook on the FILEs; prints pre-commit's output and how long it took
+    local start=$SECONDS status=0
+    (cd "$project" && "$venv/bin/pre-commit" try-repo "$repo" featuregate-check --verbose --files "$@") || status=$?
+    echo "try-repo took $((SECONDS - start)) s"
+    return $status
 }
 
 status=0
