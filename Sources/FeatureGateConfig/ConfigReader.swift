@@ -2,7 +2,8 @@ import FeatureGate
 import Foundation
 
 /// Reads `enabledFeatures`, `resetEnabledFeatures` and `consentPolicy` from an XML plist, a binary plist, an
-/// old-style (OpenStep) plist or a JSON file, and enables exactly what it names.
+/// old-style (OpenStep) plist, a JSON file or Airship Android's `airshipconfig.properties`, and enables exactly what
+/// it names.
 ///
 /// ```swift
 /// let reader = ConfigReader(catalog: myCatalog)            // strict by default
@@ -15,7 +16,10 @@ import Foundation
 ///   `all` (every flag of the catalog) and `none`, ignoring ASCII case and surrounding whitespace. `none` next to
 ///   other names turns nothing off: the other names still count (with a warning);
 /// - one comma-separated string of the same names (Airship 16–18): `"push, analytics"`;
-/// - an integer bitmask (Airship Android), masked to the catalog's flags; dropped bits get a warning.
+/// - an integer bitmask (Airship Android), masked to the catalog's flags; dropped bits get a warning;
+/// - in a `.properties` file (``ConfigFormat/properties``, told by a `.properties` source name or a leading `#`/`!`
+///   comment), names separated by commas and spaces, or an integer bitmask; `resetEnabledFeatures` is `true` or
+///   `false` in any case.
 ///
 /// `consentPolicy` (optional) builds ``ConfigReadResult/consentPolicy``: its categories with their features,
 /// lifetimes, child and sale-or-sharing marks, and what an unanswered category means per region. Anything in it that
