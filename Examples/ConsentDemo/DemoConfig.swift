@@ -2,6 +2,18 @@ import FeatureGate
 import FeatureGateConfig
 import Foundation
 
+/// The demo's config, or exit status 65 with why it cannot be used.
+func readDemoConfigOrExit(
+    at path: String
+) -> (configuration: PrivacyConfiguration, policy: ConsentPolicy, notes: [String]) {
+    do {
+        return try readDemoConfig(at: path)
+    } catch {
+        FileHandle.standardError.write(Data("consent-demo: the config file cannot be used:\n\(error)\n".utf8))
+        exit(65)
+    }
+}
+
 /// Reads the demo's config file with FeatureGateConfig's strict reader (JSON or plist, format from the content).
 ///
 /// A missing file means every feature disabled; any other problem is a `ConfigError` listing every diagnostic

@@ -2,18 +2,19 @@ import FeatureGate
 import FeatureGateConfig
 import Foundation
 
-/// `featuregate convert FILE --to json|xml|binary|openstep [-o OUT]`: rewrites a config in another format.
+/// `featuregate convert FILE --to json|xml|binary|openstep|properties [-o OUT]`: rewrites a config in another format.
 enum ConvertCommand: ToolCommand {
     static let name = "convert"
     static let usage =
-        "featuregate convert FILE --to json|xml|binary|openstep [-o OUT] [--lenient | --airship] [--flag NAME=BIT]..."
+        "featuregate convert FILE --to json|xml|binary|openstep|properties [-o OUT] [--lenient | --airship] [--flag NAME=BIT]..."
     static let flags: Set<String> = ReadingOptions.flags
     static let valued: Set<String> = ReadingOptions.valued.union(["--to", "-o", "--output"])
 
     static let help = """
-        OVERVIEW: Write a config as JSON, an XML plist, a binary plist or an old-style (OpenStep) plist.
+        OVERVIEW: Write a config as JSON, an XML plist, a binary plist, an old-style (OpenStep) plist or a
+        .properties file.
 
-        FILE is read and validated first; an invalid FILE converts to nothing (exit 1). Every key is kept:
+        FILE (in any format check reads) is read and validated first; an invalid FILE converts to nothing (exit 1). Every key is kept:
         enabledFeatures as a sorted array of names (never 'all' or a bitmask, so it means the same flags when an
         SDK adds new ones) and resetEnabledFeatures in canonical form, every other key with its value and type.
         A value the target format cannot hold (a date in JSON, a number in an old-style plist) is an error that
@@ -22,7 +23,8 @@ enum ConvertCommand: ToolCommand {
         USAGE: \(usage)
 
         OPTIONS:
-          --to FORMAT         json, xml, binary or openstep.
+          --to FORMAT         json, xml, binary, openstep or properties (Airship Android's
+                              airshipconfig.properties; text values only).
           -o, --output OUT    Write to OUT (replaced atomically; FILE itself may be OUT) instead of standard
                               output; OUT '-' is standard output. A binary plist is not written to a terminal.
         \(ReadingOptions.help)
@@ -35,8 +37,8 @@ enum ConvertCommand: ToolCommand {
         let options = try ReadingOptions(arguments)
         let file = try arguments.onlyOperand("FILE", tooMany: "convert takes one FILE")
         let format = try arguments.required(
-            "--to", as: ConfigFormat.self, missing: "--to json|xml|binary|openstep is required",
-            expected: "json, xml, binary or openstep")
+            "--to", as: ConfigFormat.self, missing: "--to json|xml|binary|openstep|properties is required",
+            expected: "json, xml, binary, openstep or properties")
         if arguments.values["-o"] != nil && arguments.values["--output"] != nil {
             throw UsageError(message: "give -o or --output, not both")
         }

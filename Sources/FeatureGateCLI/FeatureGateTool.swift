@@ -132,14 +132,25 @@ enum FeatureGateTool {
 
     /// Reads one config operand (a path, or `-` for standard input) and keeps its parsed tree.
     static func loadDocument(_ operand: String, with reader: ConfigReader) -> Result<ConfigDocument, ConfigError> {
+        loadDocumentAndBytes(operand, with: reader).document
+    }
+
+    /// Reads one config operand and keeps its parsed tree and its bytes (`nil` when it could not be read).
+    static func loadDocumentAndBytes(
+        _ operand: String, with reader: ConfigReader
+    ) -> (document: Result<ConfigDocument, ConfigError>, bytes: [UInt8]?) {
+        var bytes: [UInt8]?
         do {
             if operand == "-" {
                 let data = (try? FileHandle.standardInput.read(upToCount: reader.limits.maximumFileSize + 1)) ?? nil
-                return .success(try reader.readDocument(data ?? Data(), sourceName: "<stdin>"))
+                bytes = [UInt8](data ?? Data())
+                return (.success(try reader.readDocument(data ?? Data(), sourceName: "<stdin>")), bytes)
             }
-            return .success(try reader.readDocument(contentsOf: URL(filePath: operand)))
+            let file = try reader.readBytes(contentsOf: URL(filePath: operand))
+            bytes = file.bytes
+            return (.success(try reader.readDocument(bytes: file.bytes, source: file.source)), bytes)
         } catch {
-            return .failure(error)
+            return (.failure(error), bytes)
         }
     }
 }

@@ -74,6 +74,10 @@ public struct ConfigDiagnostic: Sendable, Hashable, CustomStringConvertible {
         /// A value Airship's iOS SDK does not accept: SDK 19 and later fail `takeOff`, earlier SDKs enable every
         /// feature. Only `featuregate check --airship` reports it, as an error.
         case rejectedByAirship
+        /// Airship Android reads an `airshipconfig.properties` file differently from what it appears to say (an
+        /// unknown name keeps every feature; `dataCollectionOptInEnabled = true` turns the default to none). Only
+        /// `featuregate check --airship` reports it, as a warning.
+        case readDifferentlyByAirshipAndroid
         /// A key inside `consentPolicy` that no version reads (an error in strict mode, ignored with a warning
         /// otherwise).
         case unknownKey
@@ -91,8 +95,12 @@ public struct ConfigDiagnostic: Sendable, Hashable, CustomStringConvertible {
     public let source: String
     /// Where in the document: `enabledFeatures`, `enabledFeatures[2]`, or `(root)` for the whole file.
     public let keyPath: String
-    /// The 1-based line, when the format has lines (XML, JSON, old-style plists) and the problem has a place.
+    /// The 1-based line, when the format has lines (XML, JSON, old-style plists, `.properties`) and the problem has
+    /// a place.
     public let line: Int?
+    /// The 1-based column on ``line``, where it is known: syntax errors in JSON and old-style plists, and every
+    /// placed problem of a `.properties` file. A column counts characters (bytes, in ISO-8859-1).
+    public let column: Int?
     /// What was found, e.g. `string "anlytics"` or `boolean true`; `nil` when nothing was there.
     public let found: String?
     /// What would have been accepted.
@@ -113,6 +121,7 @@ public struct ConfigDiagnostic: Sendable, Hashable, CustomStringConvertible {
         source: String,
         keyPath: String,
         line: Int? = nil,
+        column: Int? = nil,
         found: String? = nil,
         expected: String? = nil,
         suggestion: String? = nil,
@@ -123,10 +132,30 @@ public struct ConfigDiagnostic: Sendable, Hashable, CustomStringConvertible {
         self.source = source
         self.keyPath = keyPath
         self.line = line
+        self.column = column
         self.found = found
         self.expected = expected
         self.suggestion = suggestion
         self.message = message
+    }
+
+    /// The same diagnostic at `column`.
+    package func at(column: Int?) -> ConfigDiagnostic {
+        ConfigDiagnostic(
+            severity: severity, kind: kind, source: source, keyPath: keyPath, line: line, column: column, found: found,
+            expected: expected, suggestion: suggestion, message: message)
+    }
+
+    /// ``message`` without the `line N: ` or `line N, column M: ` in front, for outputs that carry the place in
+    /// fields of their own (GitHub annotations, SARIF).
+    package var unplacedMessage: String {
+        guard let line, message.hasPrefix("line \(line)") else { return message }
+        let rest = message.dropFirst("line \(line)".count)
+        if rest.hasPrefix(": ") { return String(rest.dropFirst(2)) }
+        if let column, rest.hasPrefix(", column \(column): ") {
+            return String(rest.dropFirst(", column \(column): ".count))
+        }
+        return message
     }
 
     /// `SOURCE: error|warning: KEYPATH: MESSAGE`, the line `featuregate check` prints.

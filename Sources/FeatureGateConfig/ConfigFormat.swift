@@ -13,13 +13,18 @@ public enum ConfigFormat: String, Sendable, Hashable, CaseIterable, CustomString
     /// It has strings, data (`<0fbd>`), arrays and dictionaries, and no numbers, booleans or dates: `YES`, `NO`
     /// and `42` are strings, as Apple's reader reads them.
     case openStep = "openstep"
+    /// A Java `.properties` file, as Airship Android reads `airshipconfig.properties`: `enabledFeatures = push,
+    /// analytics`. Read with `java.util.Properties` rules (ISO-8859-1, `#`/`!` comments, `=`/`:`/blank separators,
+    /// continuation lines, `\uXXXX` escapes). Chosen by a `.properties` file name, or content starting with a `#` or
+    /// `!` comment; never written.
+    case properties
 
-    /// `xml`, `binary`, `json` or `openstep`.
+    /// `xml`, `binary`, `json`, `openstep` or `properties`.
     public var description: String { rawValue }
 
     /// The format the content is in, judged from its first bytes, whatever the file is called.
     ///
-    /// `bplist` is binary; `<` (after an optional UTF-8 byte order mark and whitespace) is XML; `[` is JSON; `{` is
+    /// `bplist` is binary; `#` or `!` (a comment) is a `.properties` file; `<` (after an optional UTF-8 byte order mark and whitespace) is XML; `[` is JSON; `{` is
     /// JSON unless what follows it is only an old-style plist's (a comment, or a key, quoted or not, and `=`). `(`, a quoted string, a comment, or an unquoted word followed by `=` is an old-style plist.
     /// Anything else is `nil`.
     public static func detect<Bytes: Collection<UInt8>>(in bytes: Bytes) -> ConfigFormat? {
@@ -32,6 +37,7 @@ public enum ConfigFormat: String, Sendable, Hashable, CaseIterable, CustomString
         case UInt8(ascii: "<"): return .xml
         case UInt8(ascii: "["): return .json
         case UInt8(ascii: "("), UInt8(ascii: "\""), UInt8(ascii: "'"): return .openStep
+        case UInt8(ascii: "#"), UInt8(ascii: "!"): return .properties
         case UInt8(ascii: "/"): return startsComment(rest) ? .openStep : nil
         case UInt8(ascii: "{"): return objectFormat(after: rest.dropFirst())
         default:

@@ -2,7 +2,8 @@ import FeatureGate
 import Foundation
 
 /// Reads `enabledFeatures`, `resetEnabledFeatures` and `consentPolicy` from an XML plist, a binary plist, an
-/// old-style (OpenStep) plist or a JSON file, and enables exactly what it names.
+/// old-style (OpenStep) plist, a JSON file or Airship Android's `airshipconfig.properties`, and enables exactly what
+/// it names.
 ///
 /// ```swift
 /// let reader = ConfigReader(catalog: myCatalog)            // strict by default
@@ -15,7 +16,10 @@ import Foundation
 ///   `all` (every flag of the catalog) and `none`, ignoring ASCII case and surrounding whitespace. `none` next to
 ///   other names turns nothing off: the other names still count (with a warning);
 /// - one comma-separated string of the same names (Airship 16–18): `"push, analytics"`;
-/// - an integer bitmask (Airship Android), masked to the catalog's flags; dropped bits get a warning.
+/// - an integer bitmask (Airship Android), masked to the catalog's flags; dropped bits get a warning;
+/// - in a `.properties` file (``ConfigFormat/properties``, told by a `.properties` source name or a leading `#`/`!`
+///   comment), names separated by commas and spaces, or an integer bitmask; `resetEnabledFeatures` is `true` or
+///   `false` in any case.
 ///
 /// `consentPolicy` (optional) builds ``ConfigReadResult/consentPolicy``: its categories with their features,
 /// lifetimes, child and sale-or-sharing marks, and what an unanswered category means per region. Anything in it that
@@ -66,14 +70,18 @@ public struct ConfigReader: Sendable {
 
     /// Reads a config file as ``read(contentsOf:)`` does, and returns its parsed tree too.
     package func readDocument(contentsOf url: URL) throws(ConfigError) -> ConfigDocument {
+        let file = try readBytes(contentsOf: url)
+        return try readDocument(bytes: file.bytes, source: file.source)
+    }
+
+    /// Reads a config file's bytes as ``read(contentsOf:)`` does, with the name its diagnostics give it.
+    package func readBytes(contentsOf url: URL) throws(ConfigError) -> (source: String, bytes: [UInt8]) {
         let source = url.relativePath.isEmpty ? url.path(percentEncoded: false) : url.relativePath
-        let bytes: [UInt8]
         do {
-            bytes = try Self.readFile(atPath: url.path(percentEncoded: false), limit: limits.maximumFileSize)
+            return (source, try Self.readFile(atPath: url.path(percentEncoded: false), limit: limits.maximumFileSize))
         } catch {
             throw ConfigError(source: source, format: nil, diagnostics: [error.diagnostic(source: source)])
         }
-        return try readDocument(bytes: bytes, source: source)
     }
 
     /// Reads a config from memory.
@@ -169,10 +177,12 @@ public struct ConfigReader: Sendable {
                     found: "\(bytes.count) bytes", expected: "a dictionary with an enabledFeatures key"),
                 nil)
         }
-        guard let format = ConfigFormat.detect(in: bytes) else {
+        // A `.properties` file is told by its name: `key = value` also starts an old-style plist.
+        guard let format = Self.isPropertiesName(source) ? .properties : ConfigFormat.detect(in: bytes) else {
             throw fail(Self.unrecognized(body), nil)
         }
-        if format != .binary, let offset = firstInvalidUTF8Offset(in: bytes) {
+        // ISO-8859-1, every byte a character, is what java.util.Properties reads.
+        if format != .binary && format != .properties, let offset = firstInvalidUTF8Offset(in: bytes) {
             throw fail(
                 ParseFailure(
                     .invalidEncoding, line: lineNumber(of: offset, in: bytes),
@@ -187,6 +197,7 @@ public struct ConfigReader: Sendable {
             case .xml: return (format, try XMLPlistParser.parse(bytes, limits: limits))
             case .binary: return (format, try BinaryPlistParser.parse(bytes, limits: limits))
             case .openStep: return (format, try OpenStepPlistParser.parse(bytes, limits: limits))
+            case .properties: return (format, PropertiesParser.tree(try PropertiesParser.parse(bytes)))
             }
         } catch {
             throw fail(error, format)
@@ -200,12 +211,42 @@ public struct ConfigReader: Sendable {
     {
         var validator = ConfigValidator(
             mode: mode, catalog: catalog, limits: limits, source: source, booleansAreStrings: format == .openStep)
-        guard let configuration = validator.validate(root) else {
-            throw ConfigError(source: source, format: format, diagnostics: validator.diagnostics)
+        let configuration = validator.validate(root)
+        let diagnostics = validator.diagnostics.map { $0.at(column: $0.column ?? Self.column(of: $0, in: root)) }
+        guard let configuration else {
+            throw ConfigError(source: source, format: format, diagnostics: diagnostics)
         }
         return ConfigReadResult(
-            configuration: configuration, format: format, source: source, warnings: validator.diagnostics,
+            configuration: configuration, format: format, source: source, warnings: diagnostics,
             ignoredKeys: validator.ignoredKeys, consentPolicy: validator.consentPolicy)
+    }
+
+    /// The column of what a diagnostic points at, where the parser recorded columns (a `.properties` file): a top-level
+    /// key, its value, or an element of its array (`enabledFeatures[2]`).
+    private static func column(of diagnostic: ConfigDiagnostic, in root: ConfigNode) -> Int? {
+        guard let line = diagnostic.line, case .dictionary(let entries) = root.value else { return nil }
+        let path = diagnostic.keyPath
+        let key = path.firstIndex(of: "[").map { String(path[..<$0]) } ?? path
+        guard
+            let entry = entries.last(where: { $0.key == key && ($0.line == line || $0.value.line == line) })
+                ?? entries.last(where: { $0.key == key })
+        else { return nil }
+        if key != path, path.hasSuffix("]"), let open = path.firstIndex(of: "["),
+            let index = Int(path[path.index(after: open)..<path.index(before: path.endIndex)]),
+            case .array(let elements) = entry.value.value, elements.indices.contains(index),
+            elements[index].line == line
+        {
+            return elements[index].column
+        }
+        // A problem with a key points at the key; any other, at the value.
+        let aboutTheKey: Set<ConfigDiagnostic.Kind> = [.misspelledKey, .duplicateKey, .keyWithoutValue, .unknownKey]
+        if entry.value.line == line && !aboutTheKey.contains(diagnostic.kind) { return entry.value.column }
+        return entry.line == line ? entry.column : nil
+    }
+
+    /// Whether a source name ends in `.properties`, in any case.
+    package static func isPropertiesName(_ source: String) -> Bool {
+        source.lowercased().hasSuffix(".properties")
     }
 
     /// UTF-16 and UTF-32 text, with or without a byte order mark, gets a clear message instead of a syntax error.
@@ -294,6 +335,6 @@ extension ParseFailure {
     func diagnostic(source: String) -> ConfigDiagnostic {
         ConfigDiagnostic(
             severity: .error, kind: kind, source: source, keyPath: keyPath ?? ConfigDiagnostic.rootKeyPath, line: line,
-            found: found, expected: expected, message: placedMessage)
+            column: column, found: found, expected: expected, message: placedMessage)
     }
 }

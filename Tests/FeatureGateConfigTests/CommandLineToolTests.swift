@@ -23,12 +23,12 @@ import Testing
 
     // MARK: - check
 
-    @Test func checkPrintsNothingForACleanFileAndExitsZero() throws {
+    @Test func checkPrintsOKForACleanFileAndExitsZero() throws {
         let directory = fixtures()
         defer { directory.cleanUp() }
         let run = try featuregate(["check", "clean.json"], in: directory)
         #expect(run.status == 0)
-        #expect(run.output.isEmpty)
+        #expect(run.lines == ["clean.json: OK"])
         #expect(run.errorOutput.isEmpty)
     }
 
@@ -39,6 +39,7 @@ import Testing
         #expect(run.status == 1)
         #expect(
             run.lines == [
+                "clean.json: OK",
                 #"warned.json: warning: enabledFeatures[1]: line 1: "chat" is a feature Airship retired; ignored"#,
                 #"typo.json: error: enabledFeatures[0]: line 2: unknown feature name "pussh"; did you mean "push"?"#,
                 #"airship.plist: error: enabledFeatures: missing. Airship enables every feature when it is missing (--airship reads the file as Airship does); write ["all"] to keep that. Writing [] instead turns off every feature the app or user has not set, on existing installs as well as new ones: push, analytics and in-app messages stop for users who never changed a setting"#,
@@ -60,9 +61,9 @@ import Testing
         #expect(run.status == 1)
         #expect(
             run.lines == [
-                #"{"file":"warned.json","valid":true,"format":"json","enabledFeatures":["push"],"resetEnabledFeatures":false,"diagnostics":[{"severity":"warning","keyPath":"enabledFeatures[1]","message":"line 1: \"chat\" is a feature Airship retired; ignored"}]}"#,
-                #"{"file":"typo.json","valid":false,"format":"json","enabledFeatures":null,"resetEnabledFeatures":null,"diagnostics":[{"severity":"error","keyPath":"enabledFeatures[0]","message":"line 2: unknown feature name \"pussh\"; did you mean \"push\"?"}]}"#,
-                #"{"file":"missing.json","valid":false,"format":null,"enabledFeatures":null,"resetEnabledFeatures":null,"diagnostics":[{"severity":"error","keyPath":"(root)","message":"cannot open the file: No such file or directory"}]}"#,
+                #"{"file":"warned.json","valid":true,"format":"json","enabledFeatures":["push"],"resetEnabledFeatures":false,"diagnostics":[{"severity":"warning","keyPath":"enabledFeatures[1]","message":"line 1: \"chat\" is a feature Airship retired; ignored","line":1,"column":null}]}"#,
+                #"{"file":"typo.json","valid":false,"format":"json","enabledFeatures":null,"resetEnabledFeatures":null,"diagnostics":[{"severity":"error","keyPath":"enabledFeatures[0]","message":"line 2: unknown feature name \"pussh\"; did you mean \"push\"?","line":2,"column":null}]}"#,
+                #"{"file":"missing.json","valid":false,"format":null,"enabledFeatures":null,"resetEnabledFeatures":null,"diagnostics":[{"severity":"error","keyPath":"(root)","message":"cannot open the file: No such file or directory","line":null,"column":null}]}"#,
             ])
         for line in run.lines {
             let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
@@ -143,10 +144,10 @@ import Testing
             ["explain", "--state", "a", "--state", "b", "c"],
             "featuregate explain: error: option '--state' is given more than once"
         ),
-        (["convert", "x"], "featuregate convert: error: --to json|xml|binary|openstep is required"),
+        (["convert", "x"], "featuregate convert: error: --to json|xml|binary|openstep|properties is required"),
         (
             ["convert", "x", "--to", "yaml"],
-            "featuregate convert: error: --to yaml: expected json, xml, binary or openstep"
+            "featuregate convert: error: --to yaml: expected json, xml, binary, openstep or properties"
         ),
         (
             ["convert", "x", "--to", "json", "-o", "a", "--output", "b"],
@@ -182,7 +183,7 @@ import Testing
         #expect(
             run.errorLines == [
                 "featuregate check: error: unknown option '--bogus'",
-                "Usage: featuregate check [--json] [--lenient | --airship] [--flag NAME=BIT]... FILE...",
+                "Usage: featuregate check [--format text|json|github|sarif] [--json] [--same-features] [--lenient | --airship] [--flag NAME=BIT]... FILE...",
                 "Run 'featuregate check --help' for more.",
             ])
     }
@@ -192,16 +193,19 @@ import Testing
         (["help"], "USAGE: featuregate <command> [options] FILE..."),
         (
             ["check", "--help"],
-            "USAGE: featuregate check [--json] [--lenient | --airship] [--flag NAME=BIT]... FILE..."
+            "USAGE: featuregate check [--format text|json|github|sarif] [--json] [--same-features] [--lenient | --airship] [--flag NAME=BIT]... FILE..."
         ),
-        (["help", "check"], "USAGE: featuregate check [--json] [--lenient | --airship] [--flag NAME=BIT]... FILE..."),
+        (
+            ["help", "check"],
+            "USAGE: featuregate check [--format text|json|github|sarif] [--json] [--same-features] [--lenient | --airship] [--flag NAME=BIT]... FILE..."
+        ),
         (
             ["explain", "-h"],
             "USAGE: featuregate explain [--state STATE_FILE] [--lenient | --airship] [--flag NAME=BIT]... FILE"
         ),
         (
             ["convert", "--help", "--to", "yaml"],
-            "USAGE: featuregate convert FILE --to json|xml|binary|openstep [-o OUT] [--lenient | --airship]"
+            "USAGE: featuregate convert FILE --to json|xml|binary|openstep|properties [-o OUT] [--lenient | --airship]"
                 + " [--flag NAME=BIT]..."
         ),
     ])
@@ -221,7 +225,7 @@ import Testing
         #expect(run.status == 0)
         #expect(!run.output.contains("not converted"))
         #expect(run.output.contains("Every key is kept"))
-        #expect(run.output.contains("--to FORMAT         json, xml, binary or openstep."))
+        #expect(run.output.contains("--to FORMAT         json, xml, binary, openstep or properties"))
     }
 
     // MARK: - explain

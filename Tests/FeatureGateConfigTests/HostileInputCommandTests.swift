@@ -92,9 +92,9 @@ import Darwin
         #expect(!hasControlCharacters(json.output))
         #expect(json.lines.count == 1)
         let object = try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [String: Any]
-        let diagnostics = object?["diagnostics"] as? [[String: String]]
+        let diagnostics = object?["diagnostics"] as? [[String: Any]]
         // JSON keeps the key as it was, its control characters written as JSON escapes.
-        #expect(diagnostics?.contains { $0["keyPath"] == "enabledFeatur\n\u{1B}" } == true)
+        #expect(diagnostics?.contains { $0["keyPath"] as? String == "enabledFeatur\n\u{1B}" } == true)
     }
 
     @Test func refusedCategoriesInAStateFileAreEscaped() throws {

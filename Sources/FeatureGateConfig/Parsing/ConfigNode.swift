@@ -31,11 +31,14 @@ package struct ConfigNode: Sendable {
     package struct Entry: Sendable {
         package var key: String
         package var line: Int?
+        /// The 1-based column of the key, where the parser knows it (a `.properties` file).
+        package var column: Int?
         package var value: ConfigNode
 
-        package init(key: String, line: Int?, value: ConfigNode) {
+        package init(key: String, line: Int?, column: Int? = nil, value: ConfigNode) {
             self.key = key
             self.line = line
+            self.column = column
             self.value = value
         }
     }
@@ -43,10 +46,13 @@ package struct ConfigNode: Sendable {
     package var value: Value
     /// The 1-based line where the value starts, for formats with lines (XML, JSON and old-style plists).
     package var line: Int?
+    /// The 1-based column where the value starts, where the parser knows it (a `.properties` file).
+    package var column: Int?
 
-    package init(_ value: Value, line: Int? = nil) {
+    package init(_ value: Value, line: Int? = nil, column: Int? = nil) {
         self.value = value
         self.line = line
+        self.column = column
     }
 
     /// How the value reads in a message without its text when it is a string (`a string of 12 characters`), for

@@ -28,6 +28,7 @@ package enum ConfigDocumentWriter {
                 case .xml: "an XML plist"
                 case .binary: "a binary plist"
                 case .openStep: "an old-style plist"
+                case .properties: "a .properties file"
                 }
             return ConfigDiagnostic(
                 severity: .error, kind: .unconvertibleValue, source: source, keyPath: keyPath, line: line,
@@ -62,6 +63,8 @@ package enum ConfigDocumentWriter {
             var writer = BinaryWriter()
             _ = try writer.add(root, path: &path)
             return writer.file()
+        case .properties:
+            return try PropertiesWriter.data(for: root)
         }
     }
 

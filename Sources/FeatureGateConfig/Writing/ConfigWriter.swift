@@ -13,6 +13,7 @@ public enum ConfigWriter {
     ///   - configuration: What to write.
     ///   - format: JSON, XML and old-style plists end with a line break; binary is a `bplist00` file. An old-style
     ///     plist has no booleans, so `resetEnabledFeatures` is written `YES` or `NO`, which the reader accepts there.
+    ///     A `.properties` file (for Airship Android) starts with a comment and lists the names, or `none`.
     ///   - catalog: The names to write the flags under.
     public static func data(
         for configuration: PrivacyConfiguration,
