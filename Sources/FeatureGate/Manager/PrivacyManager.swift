@@ -168,10 +168,8 @@ public final class PrivacyManager: Sendable {
                                 stored = previous
                                 return nil
                             }
-                            // Every flag undecided; what else the record keeps (the refusals) stays.
-                            stored = previous ?? stored
-                            stored.decidedFeatures = []
-                            stored.enabledFeatures = []
+                            // Every flag undecided but those revoke-all decided off; the refusals stay.
+                            stored = (previous ?? stored).reset
                             resetting = true
                             let reset = stored.encoded()
                             return reset == data ? nil : reset

@@ -33,7 +33,8 @@ public enum FeatureStateRecordError: Error, Sendable, Hashable, CustomStringConv
 ///   a flag that was off.
 ///
 /// A version 2 record may also hold `"pendingRevocation":{...}` (``PendingRevocation``) while a revoke-all
-/// is unfinished; it is written only then.
+/// is unfinished, and `"revokedFeatures":<bitmask>` once a revoke-all decided flags off that nobody has turned on
+/// since; each is written only then.
 ///
 /// Bitmasks use Airship's bit positions. A reader ignores fields it does not know and refuses versions above its
 /// own.
@@ -53,6 +54,14 @@ public struct FeatureStateRecord: Sendable, Hashable {
     /// The revoke-all that began and has not finished, if any (key `pendingRevocation`, written only when there is
     /// one). Saves that do not change it keep the stored one.
     public var pendingRevocation: PendingRevocation?
+    /// The flags a revoke-all decided off that nobody has turned on since (key `revokedFeatures`, written only when
+    /// there are any). Revoke-all is the user's refusal: `resetEnabledFeatures` keeps these flags decided off, as it
+    /// keeps consent refusals. Always a subset of ``decidedFeatures`` and disjoint from ``enabledFeatures``.
+    public var revokedFeatures: Feature {
+        get { revoked.intersection(decidedFeatures).subtracting(enabledFeatures) }
+        set { revoked = newValue.intersection(decidedFeatures).subtracting(enabledFeatures) }
+    }
+    private var revoked: Feature = []
 
     /// Creates a record. `enabledFeatures` is limited to `decidedFeatures`.
     ///
@@ -68,6 +77,16 @@ public struct FeatureStateRecord: Sendable, Hashable {
         self.enabledFeatures = enabledFeatures.intersection(decidedFeatures)
         self.decidedFeatures = decidedFeatures
         self.deniedConsentCategories = deniedConsentCategories
+    }
+
+    /// What a `resetEnabledFeatures` launch keeps of this record: every flag undecided except those revoke-all
+    /// decided off, which stay off, and every consent refusal. The pending revocation, if any, is not kept: a
+    /// record with one is not reset.
+    package var reset: FeatureStateRecord {
+        var kept = FeatureStateRecord(
+            enabledFeatures: [], decidedFeatures: revokedFeatures, deniedConsentCategories: deniedConsentCategories)
+        kept.revokedFeatures = revokedFeatures
+        return kept
     }
 
     /// `self`, a record just read from the store, with the change from `before` to `after` made over it: the flags
@@ -88,6 +107,9 @@ public struct FeatureStateRecord: Sendable, Hashable {
             decidedFeatures: decided,
             deniedConsentCategories: deniedConsentCategories.union(refused).subtracting(unrefused)
         )
+        let revokedChanged = changed.union(before.revokedFeatures.symmetricDifference(after.revokedFeatures))
+        merged.revokedFeatures = revokedFeatures.subtracting(revokedChanged)
+            .union(after.revokedFeatures.intersection(revokedChanged))
         merged.pendingRevocation =
             before.pendingRevocation == after.pendingRevocation ? pendingRevocation : after.pendingRevocation
         return merged
@@ -99,6 +121,7 @@ public struct FeatureStateRecord: Sendable, Hashable {
         var decidedFeatures: UInt?
         var deniedConsentCategories: [ConsentCategory]?
         var pendingRevocation: PendingRevocation?
+        var revokedFeatures: UInt?
     }
 
     private struct VersionOnly: Decodable {
@@ -123,9 +146,10 @@ public struct FeatureStateRecord: Sendable, Hashable {
         let pending = pendingRevocation.map {
             #""pendingRevocation":\#(String(decoding: $0.encoded(), as: UTF8.self)),"#
         }
+        let revoked = revokedFeatures.isEmpty ? "" : #""revokedFeatures":\#(revokedFeatures.rawValue),"#
         let json = #"""
             {"decidedFeatures":\#(decided),"deniedConsentCategories":\#(categories),\#
-            "enabledFeatures":\#(enabled),\#(pending ?? "")"version":\#(version)}
+            "enabledFeatures":\#(enabled),\#(pending ?? "")\#(revoked)"version":\#(version)}
             """#
         return Data(json.utf8)
     }
@@ -164,6 +188,7 @@ public struct FeatureStateRecord: Sendable, Hashable {
             deniedConsentCategories: Set(denied)
         )
         pendingRevocation = payload.pendingRevocation
+        revokedFeatures = Feature(rawValue: payload.revokedFeatures ?? 0)
     }
 
     /// Encodes a whole set chosen at once: every flag decided, `features` on, no consent refusals.
