@@ -46,7 +46,7 @@ private struct Tapped: Codable, Sendable, Equatable {
             configFile: try directory.config(#"{"enabledFeatures": []}"#), dataDirectory: directory.url)
         stack.register(StorageSubsystem("push", storage: stack.storage("push", for: .push)))
         #expect(await stack.start() == nil)
-        await stack.runtime.settle()
+        await stack.settle()
         #expect(stack.privacy.enabledFeatures.isEmpty)
         #expect(directory.files.isEmpty)
         #expect(stack.counter.totals.isSilent)
@@ -93,7 +93,7 @@ private struct Tapped: Codable, Sendable, Equatable {
 
         try await stack.consent.setStatus(.granted, for: .analytics, source: .user)
         stack.privacy.enableFeatures(.push)
-        await stack.runtime.settle()
+        await stack.settle()
         _ = try stack.identifier.current()
         try events.track(Tapped(button: "buy"))
         #expect(String(describing: await events.flush()) == "flushed: upload delivered 1 event")
@@ -128,7 +128,7 @@ private struct Tapped: Codable, Sendable, Equatable {
                 })
             await stack.start()
             stack.privacy.enableFeatures(.push)
-            await stack.runtime.settle()
+            await stack.settle()
             _ = stack.privacy.beginRevocation(
                 PendingRevocation(anonymousIdentifier: nil, isErasureOwed: true), refusing: [.analytics])
             await stack.runtime.shutdown()
