@@ -46,7 +46,7 @@ import Foundation
 /// and makes only this process's change over it, so a decision or refusal another process saved is never erased,
 /// and the bits and decisions of flags this catalog lacks are kept. A record in a newer format is never overwritten:
 /// the save is reported as failed instead. A running process learns of another's changes through
-/// ``watchForChangesFromOtherProcesses(in:watcher:onLedgerChange:)`` (or ``reloadStoredState()``): its checks and
+/// ``watchForChangesFromOtherProcesses(in:onLedgerChange:)`` (or ``reloadStoredState()``): its checks and
 /// observers then reflect them like its own.
 ///
 /// ## Take-aways apply first

@@ -26,7 +26,7 @@ public struct RemoteLayerRecord: Sendable, Hashable {
 ///
 /// Several processes on one directory each read the file at start-up and replace it whole; a running process sees
 /// another's newer payload when it follows the directory
-/// (``PrivacyManager/watchForChangesFromOtherProcesses(in:watcher:onLedgerChange:)``), otherwise at its next start
+/// (``PrivacyManager/watchForChangesFromOtherProcesses(in:onLedgerChange:)``), otherwise at its next start
 /// (or its own next fetch).
 public struct RemoteLayerFile: Sendable, CustomStringConvertible {
     /// The largest file or payload read, 4 MiB: anything larger is refused (the kept layer stays, or, at start-up,
