@@ -38,26 +38,26 @@ public enum FeatureStateRecordError: Error, Sendable, Hashable, CustomStringConv
 ///
 /// Bitmasks use Airship's bit positions. A reader ignores fields it does not know and refuses versions above its
 /// own.
-public struct FeatureStateRecord: Sendable, Hashable {
+package struct FeatureStateRecord: Sendable, Hashable {
     /// The version this build writes, and the highest it reads.
-    public static let currentVersion = 2
+    package static let currentVersion = 2
 
     /// Every bit: what a version 1 record, which predates undecided flags, reads as decided.
-    public static let everyFlag = Feature(rawValue: .max)
+    package static let everyFlag = Feature(rawValue: .max)
 
     /// The decided flags that are on. Always a subset of ``decidedFeatures``.
-    public var enabledFeatures: Feature
+    package var enabledFeatures: Feature
     /// The flags someone decided; the rest follow the configuration.
-    public var decidedFeatures: Feature
+    package var decidedFeatures: Feature
     /// The consent categories last refused (denied or restricted) through ``ConsentManager``.
-    public var deniedConsentCategories: Set<ConsentCategory>
+    package var deniedConsentCategories: Set<ConsentCategory>
     /// The revoke-all that began and has not finished, if any (key `pendingRevocation`, written only when there is
     /// one). Saves that do not change it keep the stored one.
-    public var pendingRevocation: PendingRevocation?
+    package var pendingRevocation: PendingRevocation?
     /// The flags a revoke-all decided off that nobody has turned on since (key `revokedFeatures`, written only when
     /// there are any). Revoke-all is the user's refusal: `resetEnabledFeatures` keeps these flags decided off, as it
     /// keeps consent refusals. Always a subset of ``decidedFeatures`` and disjoint from ``enabledFeatures``.
-    public var revokedFeatures: Feature {
+    package var revokedFeatures: Feature {
         get { revoked.intersection(decidedFeatures).subtracting(enabledFeatures) }
         set { revoked = newValue.intersection(decidedFeatures).subtracting(enabledFeatures) }
     }
@@ -69,7 +69,7 @@ public struct FeatureStateRecord: Sendable, Hashable {
     ///   - enabledFeatures: The decided flags that are on.
     ///   - decidedFeatures: The decided flags; the default, every flag, describes a whole set chosen at once.
     ///   - deniedConsentCategories: The refused consent categories.
-    public init(
+    package init(
         enabledFeatures: Feature,
         decidedFeatures: Feature = everyFlag,
         deniedConsentCategories: Set<ConsentCategory> = []
@@ -133,7 +133,7 @@ public struct FeatureStateRecord: Sendable, Hashable {
     /// The bytes are what `JSONEncoder` with sorted keys writes, built directly: the manager saves on every
     /// decision, and an encoder there cost about 6 µs and 13 allocations per toggle. Only category names, which
     /// may need escaping, go through the encoder, and only when there are any.
-    public func encoded() -> Data {
+    package func encoded() -> Data {
         var categories = "[]"
         if !deniedConsentCategories.isEmpty {
             let encoder = JSONEncoder()
@@ -157,7 +157,7 @@ public struct FeatureStateRecord: Sendable, Hashable {
     /// Decodes a record of any supported version. Bits outside any catalog are kept; the caller masks them.
     ///
     /// - Throws: ``FeatureStateRecordError`` for anything but a well-formed record of a supported version.
-    public init(decoding data: Data) throws(FeatureStateRecordError) {
+    package init(decoding data: Data) throws(FeatureStateRecordError) {
         let decoder = JSONDecoder()
         let version: Int
         do {
@@ -193,7 +193,7 @@ public struct FeatureStateRecord: Sendable, Hashable {
 
     /// Encodes a whole set chosen at once: every flag decided, `features` on, no consent refusals.
     @available(*, deprecated, message: "Use FeatureStateRecord(enabledFeatures:).encoded()")
-    public static func encode(_ features: Feature) -> Data {
+    package static func encode(_ features: Feature) -> Data {
         FeatureStateRecord(enabledFeatures: features).encoded()
     }
 
@@ -201,7 +201,7 @@ public struct FeatureStateRecord: Sendable, Hashable {
     ///
     /// - Throws: ``FeatureStateRecordError`` for anything but a well-formed record of a supported version.
     @available(*, deprecated, message: "Use FeatureStateRecord(decoding:).enabledFeatures")
-    public static func decode(_ data: Data) throws(FeatureStateRecordError) -> Feature {
+    package static func decode(_ data: Data) throws(FeatureStateRecordError) -> Feature {
         try FeatureStateRecord(decoding: data).enabledFeatures
     }
 

@@ -22,7 +22,7 @@ public struct CMPConsent: Sendable, Hashable {
     public var decisions: [ConsentCategory: ConsentStatus]
     /// The Google Consent Mode v2 values.
     public var consentMode: ConsentModeSnapshot
-    /// Malformed signals (errors) and notes (warnings), in the order of ``CMPKey/all``.
+    /// Malformed signals (errors) and notes (warnings), in the order of `CMPKey.all`.
     public var diagnostics: [CMPDiagnostic]
     /// The GPC subsection's `Gpc` of the applicable GPP US sections that carry one (`true` when any says on);
     /// `nil` when none does. ``CMPConsentSource`` hands it to `ConsentManager.applyGlobalPrivacyControl(_:)`.
@@ -36,7 +36,7 @@ public struct CMPConsent: Sendable, Hashable {
         decisions[category] ?? .unknown
     }
 
-    /// Reads `keys` (as ``CMPKey/snapshot(of:)`` returns them) for `subject` with `mapping`.
+    /// Reads `keys` (as `CMPKey.snapshot(of:)` returns them) for `subject` with `mapping`.
     public init(
         keys: [String: CMPValue], mapping: TCFPurposeMapping = .default, subject: TCFSubject = .publisher
     ) {

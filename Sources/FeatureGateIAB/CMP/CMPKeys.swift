@@ -40,39 +40,39 @@ extension Dictionary: CMPKeyValueSource where Key == String, Value == CMPValue {
 }
 
 /// The IAB keys FeatureGate reads, as CMPs write them (IAB TCF v2.2 "CMP API", US Privacy, GPP mobile specs).
-public enum CMPKey {
+package enum CMPKey {
     /// `1` when GDPR applies, `0` when it does not; unset until the CMP has decided.
-    public static let gdprApplies = "IABTCF_gdprApplies"
+    package static let gdprApplies = "IABTCF_gdprApplies"
     /// The full TC string.
-    public static let tcString = "IABTCF_TCString"
+    package static let tcString = "IABTCF_TCString"
     /// Purpose consents as a binary string, purpose 1 first (`"1011…"`).
-    public static let purposeConsents = "IABTCF_PurposeConsents"
+    package static let purposeConsents = "IABTCF_PurposeConsents"
     /// Purpose legitimate interests as a binary string, purpose 1 first.
-    public static let purposeLegitimateInterests = "IABTCF_PurposeLegitimateInterests"
+    package static let purposeLegitimateInterests = "IABTCF_PurposeLegitimateInterests"
     /// The publisher's (the app's own) purpose consents as a binary string.
-    public static let publisherConsent = "IABTCF_PublisherConsent"
+    package static let publisherConsent = "IABTCF_PublisherConsent"
     /// The publisher's purpose legitimate interests as a binary string.
-    public static let publisherLegitimateInterests = "IABTCF_PublisherLegitimateInterests"
+    package static let publisherLegitimateInterests = "IABTCF_PublisherLegitimateInterests"
     /// Vendor consents as a binary string, vendor 1 first.
-    public static let vendorConsents = "IABTCF_VendorConsents"
+    package static let vendorConsents = "IABTCF_VendorConsents"
     /// Vendor legitimate interests as a binary string, vendor 1 first.
-    public static let vendorLegitimateInterests = "IABTCF_VendorLegitimateInterests"
+    package static let vendorLegitimateInterests = "IABTCF_VendorLegitimateInterests"
     /// The US Privacy string, e.g. `1YNN`.
-    public static let usPrivacyString = "IABUSPrivacy_String"
+    package static let usPrivacyString = "IABUSPrivacy_String"
     /// The full GPP string.
-    public static let gppString = "IABGPP_HDR_GppString"
+    package static let gppString = "IABGPP_HDR_GppString"
     /// The GPP sections that apply, joined by underscores (e.g. `"2_7"`).
-    public static let gppSectionIDs = "IABGPP_GppSID"
+    package static let gppSectionIDs = "IABGPP_GppSID"
 
     /// Every key FeatureGate reads, in the order above.
-    public static let all = [
+    package static let all = [
         gdprApplies, tcString, purposeConsents, purposeLegitimateInterests, publisherConsent,
         publisherLegitimateInterests, vendorConsents, vendorLegitimateInterests, usPrivacyString, gppString,
         gppSectionIDs,
     ]
 
     /// Reads every key FeatureGate uses from `source` into a dictionary (absent keys are left out).
-    public static func snapshot(of source: some CMPKeyValueSource) -> [String: CMPValue] {
+    package static func snapshot(of source: some CMPKeyValueSource) -> [String: CMPValue] {
         var values: [String: CMPValue] = [:]
         for key in all {
             if let value = source.cmpValue(forKey: key) { values[key] = value }

@@ -4,7 +4,7 @@ import FeatureGate
 ///
 /// Each category lists requirements; every requirement must be met, and a requirement is met by any one of its
 /// purposes. A purpose counts when the user consented to it, or, for purposes TCF v2.2 lets rest on legitimate
-/// interest (never 1 or 3–6, see ``TCString/consentOnlyPurposes``), when the user did not object.
+/// interest (never 1 or 3–6, see `TCString.consentOnlyPurposes`), when the user did not object.
 ///
 /// The default table:
 ///

@@ -1,4 +1,4 @@
-/// A ``BitReader`` over one GPP section that throws ``GPPStringError`` naming the section, field and bit offset.
+/// A ``BitReader`` over one GPP section that throws `GPPStringError` naming the section, field and bit offset.
 struct GPPBitReader {
     var bits: BitReader
     let section: String

@@ -3,30 +3,30 @@
 /// text.
 ///
 /// Decode with ``init(_:)``; a malformed header, a section count that does not match the header, or a malformed
-/// US section throws a ``GPPStringError``.
-public struct GPPString: Sendable, Hashable {
+/// US section throws a `GPPStringError`.
+package struct GPPString: Sendable, Hashable {
     /// The section ID of the US National section (`usnat`).
-    public static let usNationalSectionID = 7
+    package static let usNationalSectionID = 7
     /// The section ID of the US Privacy section (`uspv1`).
-    public static let usPrivacySectionID = 6
+    package static let usPrivacySectionID = 6
 
     /// The header's version (1).
-    public var version: Int
+    package var version: Int
     /// The section IDs the header lists, ascending.
-    public var sectionIDs: [Int]
+    package var sectionIDs: [Int]
     /// Each section's encoded text, by section ID.
-    public var sections: [Int: String]
+    package var sections: [Int: String]
     /// Every US section the string carries (7 to 27), decoded field by field, by section ID.
-    public var usSections: [Int: GPPUSSection]
+    package var usSections: [Int: GPPUSSection]
     /// The US National section, when present.
-    public var usNational: USNationalSection?
+    package var usNational: USNationalSection?
     /// The US Privacy section, when present.
-    public var usPrivacy: USPrivacyString?
+    package var usPrivacy: USPrivacyString?
 
     /// Decodes `string`: a header, then one `~`-separated section per section ID the header lists.
     ///
-    /// - Throws: ``GPPStringError`` naming the section, field and bit offset of the first problem.
-    public init(_ string: String) throws(GPPStringError) {
+    /// - Throws: `GPPStringError` naming the section, field and bit offset of the first problem.
+    package init(_ string: String) throws(GPPStringError) {
         let reading = GPPReading(string)
         if let error = reading.errors.first { throw error }
         version = reading.version ?? 1
@@ -39,7 +39,7 @@ public struct GPPString: Sendable, Hashable {
 }
 
 /// Everything that could be read of a GPP string, every problem included, for tools that show them all
-/// (`featuregate gpp decode`). ``GPPString/init(_:)`` throws the first error instead.
+/// (`featuregate gpp decode`). `GPPString.init(_:)` throws the first error instead.
 package struct GPPReading: Sendable {
     /// The header's version, or `nil` when the header could not be read.
     package var version: Int?
@@ -126,9 +126,9 @@ package struct GPPReading: Sendable {
 ///
 /// Two-bit answers are 0 (not applicable), 1 (yes / opted out) or 2 (no / did not opt out), as in the IAB's
 /// specification.
-public struct USNationalSection: Sendable, Hashable {
+package struct USNationalSection: Sendable, Hashable {
     /// An answer to an opt-out question.
-    public enum OptOut: Int, Sendable, Hashable, CaseIterable {
+    package enum OptOut: Int, Sendable, Hashable, CaseIterable {
         /// 0: the question does not apply.
         case notApplicable = 0
         /// 1: the user opted out.
@@ -138,44 +138,44 @@ public struct USNationalSection: Sendable, Hashable {
     }
 
     /// The section's version (1 or 2).
-    public var version: Int
+    package var version: Int
     /// Notice of sharing of personal data (0 not applicable, 1 provided, 2 not provided).
-    public var sharingNotice: Int
+    package var sharingNotice: Int
     /// Notice of the right to opt out of sale.
-    public var saleOptOutNotice: Int
+    package var saleOptOutNotice: Int
     /// Notice of the right to opt out of sharing.
-    public var sharingOptOutNotice: Int
+    package var sharingOptOutNotice: Int
     /// Notice of the right to opt out of targeted advertising.
-    public var targetedAdvertisingOptOutNotice: Int
+    package var targetedAdvertisingOptOutNotice: Int
     /// Notice of the right to opt out of sensitive data processing.
-    public var sensitiveDataProcessingOptOutNotice: Int
+    package var sensitiveDataProcessingOptOutNotice: Int
     /// Notice of the right to limit use of sensitive data.
-    public var sensitiveDataLimitUseNotice: Int
+    package var sensitiveDataLimitUseNotice: Int
     /// The opt-out of the sale of personal data.
-    public var saleOptOut: OptOut
+    package var saleOptOut: OptOut
     /// The opt-out of sharing personal data (for cross-context behavioural advertising).
-    public var sharingOptOut: OptOut
+    package var sharingOptOut: OptOut
     /// The opt-out of targeted advertising.
-    public var targetedAdvertisingOptOut: OptOut
+    package var targetedAdvertisingOptOut: OptOut
     /// Consent to processing each category of sensitive data (12 in version 1, 16 in version 2).
-    public var sensitiveDataProcessing: [Int]
+    package var sensitiveDataProcessing: [Int]
     /// Consent for known children's data (2 in version 1, 3 in version 2).
-    public var knownChildSensitiveDataConsents: [Int]
+    package var knownChildSensitiveDataConsents: [Int]
     /// Consent to processing personal data beyond what the service needs.
-    public var personalDataConsents: Int
+    package var personalDataConsents: Int
     /// Whether the transaction is covered by the MSPA (1 yes, 2 no).
-    public var mspaCoveredTransaction: Int
+    package var mspaCoveredTransaction: Int
     /// MSPA opt-out option mode.
-    public var mspaOptOutOptionMode: Int
+    package var mspaOptOutOptionMode: Int
     /// MSPA service provider mode.
-    public var mspaServiceProviderMode: Int
+    package var mspaServiceProviderMode: Int
     /// The Global Privacy Control signal, when the GPC subsection is present.
-    public var globalPrivacyControl: Bool?
+    package var globalPrivacyControl: Bool?
 
     /// Decodes the section's text (core, then an optional `.`-separated GPC subsection).
     ///
-    /// - Throws: ``GPPStringError`` for a truncated section, an unknown version, or an opt-out value of 3.
-    public init(_ text: String) throws(GPPStringError) {
+    /// - Throws: `GPPStringError` for a truncated section, an unknown version, or an opt-out value of 3.
+    package init(_ text: String) throws(GPPStringError) {
         self.init(decoded: try GPPUSSection(sectionID: GPPString.usNationalSectionID, text))
     }
 
@@ -210,21 +210,21 @@ public struct USNationalSection: Sendable, Hashable {
 }
 
 /// Why a GPP string could not be decoded: which section, which field, at which bit.
-public struct GPPStringError: Error, Sendable, Hashable, CustomStringConvertible {
+package struct GPPStringError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The section: `header`, a US section's prefix (`usnat`, `usca`…), its GPC subsection (`usca.gpc`), or
     /// `uspv1`.
-    public var section: String
+    package var section: String
     /// The field, named as in the IAB specification.
-    public var field: String
+    package var field: String
     /// The bit offset of the field from the start of its section.
-    public var bitOffset: Int
+    package var bitOffset: Int
     /// What was found there.
-    public var found: String
+    package var found: String
     /// What the specification expects there.
-    public var expected: String
+    package var expected: String
 
     /// Creates an error.
-    public init(section: String, field: String, bitOffset: Int, found: String, expected: String) {
+    package init(section: String, field: String, bitOffset: Int, found: String, expected: String) {
         self.section = section
         self.field = field
         self.bitOffset = bitOffset
@@ -233,7 +233,7 @@ public struct GPPStringError: Error, Sendable, Hashable, CustomStringConvertible
     }
 
     /// One line naming the section, field and bit offset, what was found and what was expected.
-    public var description: String {
+    package var description: String {
         "GPP string \(section) section, \(field) at bit \(bitOffset): found \(found), expected \(expected)"
     }
 }

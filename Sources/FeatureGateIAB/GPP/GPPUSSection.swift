@@ -8,10 +8,10 @@
 /// is `nil`.
 ///
 /// Decoding is strict where FeatureGate acts: an unknown version, a truncated field, an opt-out of 3 or a
-/// malformed GPC subsection throws a ``GPPStringError`` naming the section, field and bit offset.
-public struct GPPUSSection: Sendable, Hashable {
+/// malformed GPC subsection throws a `GPPStringError` naming the section, field and bit offset.
+package struct GPPUSSection: Sendable, Hashable {
     /// One decoded value.
-    public enum Value: Sendable, Hashable, CustomStringConvertible {
+    package enum Value: Sendable, Hashable, CustomStringConvertible {
         /// A number: a version, or a two-bit answer (0 not applicable, 1 yes / opted out, 2 no).
         case int(Int)
         /// Two-bit answers, one per category (`SensitiveDataProcessing`, `KnownChildSensitiveDataConsents`).
@@ -20,7 +20,7 @@ public struct GPPUSSection: Sendable, Hashable {
         case bool(Bool)
 
         /// `1`, `[2, 1, 0]` or `true`.
-        public var description: String {
+        package var description: String {
             switch self {
             case .int(let value): "\(value)"
             case .list(let values): "[" + values.map(String.init).joined(separator: ", ") + "]"
@@ -30,42 +30,42 @@ public struct GPPUSSection: Sendable, Hashable {
     }
 
     /// One field: its name as the IAB specification spells it, and its value.
-    public struct Field: Sendable, Hashable {
+    package struct Field: Sendable, Hashable {
         /// The field's IAB name, e.g. `SaleOptOut`.
-        public var name: String
+        package var name: String
         /// Its value.
-        public var value: Value
+        package var value: Value
     }
 
     /// The section's ID (7 to 27).
-    public var id: Int
+    package var id: Int
     /// The section's API prefix, e.g. `usca`.
-    public var name: String
+    package var name: String
     /// The section's version (`Version`, or `MspaVersion` from section 24 on).
-    public var version: Int
+    package var version: Int
     /// Every field in the order the string holds them, the version first; the GPC subsection's `SubsectionType`
     /// and `Gpc` last when the string carries it.
-    public var fields: [Field]
+    package var fields: [Field]
 
     /// The US section IDs FeatureGate decodes: US National (7) and every state section (8 to 27).
-    public static let sectionIDs: [Int] = GPPUSSectionLayout.byID.keys.sorted()
+    package static let sectionIDs: [Int] = GPPUSSectionLayout.byID.keys.sorted()
 
     /// The API prefix of US section `id` (`usnat`, `usca`…), or `nil` when FeatureGate does not decode it.
-    public static func name(ofSection id: Int) -> String? { GPPUSSectionLayout.byID[id]?.name }
+    package static func name(ofSection id: Int) -> String? { GPPUSSectionLayout.byID[id]?.name }
 
     /// The value of the field named `name` (as the IAB spells it), or `nil` when the section has no such field.
-    public subscript(_ name: String) -> Value? {
+    package subscript(_ name: String) -> Value? {
         fields.first { $0.name == name }?.value
     }
 
     /// `SaleOptOut`, when the section has it.
-    public var saleOptOut: USNationalSection.OptOut? { optOut("SaleOptOut") }
+    package var saleOptOut: USNationalSection.OptOut? { optOut("SaleOptOut") }
     /// `SharingOptOut`, when the section has it (US National and California).
-    public var sharingOptOut: USNationalSection.OptOut? { optOut("SharingOptOut") }
+    package var sharingOptOut: USNationalSection.OptOut? { optOut("SharingOptOut") }
     /// `TargetedAdvertisingOptOut`, when the section has it (every section but California).
-    public var targetedAdvertisingOptOut: USNationalSection.OptOut? { optOut("TargetedAdvertisingOptOut") }
+    package var targetedAdvertisingOptOut: USNationalSection.OptOut? { optOut("TargetedAdvertisingOptOut") }
     /// The GPC subsection's `Gpc`, when the string carries the subsection.
-    public var globalPrivacyControl: Bool? {
+    package var globalPrivacyControl: Bool? {
         if case .bool(let value)? = self[GPPUSSectionLayout.gpcField] { return value }
         return nil
     }
@@ -78,12 +78,12 @@ public struct GPPUSSection: Sendable, Hashable {
     /// Decodes the text of US section `sectionID`: the core, then (in sections that have one) an optional
     /// `.`-separated GPC subsection.
     ///
-    /// - Throws: ``GPPStringError`` naming the section (`usca`, or `usca.gpc` for its subsection), the field and
+    /// - Throws: `GPPStringError` naming the section (`usca`, or `usca.gpc` for its subsection), the field and
     ///   the bit offset: a section FeatureGate does not decode, an unknown version, a truncated field, a
     ///   `SaleOptOut`, `SharingOptOut` or `TargetedAdvertisingOptOut` of 3, a subsection in a section that has
     ///   none, or a subsection that is not the GPC subsection (or comes twice). Bits after the last field (padding
     ///   to a whole character) are ignored.
-    public init(sectionID: Int, _ text: String) throws(GPPStringError) {
+    package init(sectionID: Int, _ text: String) throws(GPPStringError) {
         guard let layout = GPPUSSectionLayout.byID[sectionID] else {
             throw GPPStringError(
                 section: "\(sectionID)", field: "SectionId", bitOffset: 0, found: "section \(sectionID)",

@@ -1,10 +1,10 @@
 /// A decoded IAB US Privacy string (CCPA), e.g. `1YNN`: version, notice, opt-out of sale, LSPA coverage.
 ///
 /// Decode with ``init(_:)``; anything but four characters of version 1 and `Y`, `N` or `-` throws a
-/// ``USPrivacyStringError``.
-public struct USPrivacyString: Sendable, Hashable, CustomStringConvertible {
+/// `USPrivacyStringError`.
+package struct USPrivacyString: Sendable, Hashable, CustomStringConvertible {
     /// One answer of the string.
-    public enum Answer: String, Sendable, Hashable, CaseIterable {
+    package enum Answer: String, Sendable, Hashable, CaseIterable {
         /// `Y`.
         case yes
         /// `N`.
@@ -14,16 +14,16 @@ public struct USPrivacyString: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The string's version; always 1.
-    public var version: Int
+    package var version: Int
     /// Whether the user was given notice and the chance to opt out of sale.
-    public var noticeGiven: Answer
+    package var noticeGiven: Answer
     /// Whether the user opted out of the sale of personal information.
-    public var optedOutOfSale: Answer
+    package var optedOutOfSale: Answer
     /// Whether the publisher is a signatory of the IAB Limited Service Provider Agreement.
-    public var coveredByLSPA: Answer
+    package var coveredByLSPA: Answer
 
     /// Creates a value.
-    public init(version: Int = 1, noticeGiven: Answer, optedOutOfSale: Answer, coveredByLSPA: Answer) {
+    package init(version: Int = 1, noticeGiven: Answer, optedOutOfSale: Answer, coveredByLSPA: Answer) {
         self.version = version
         self.noticeGiven = noticeGiven
         self.optedOutOfSale = optedOutOfSale
@@ -32,8 +32,8 @@ public struct USPrivacyString: Sendable, Hashable, CustomStringConvertible {
 
     /// Decodes a string such as `1YNN` (upper or lower case letters).
     ///
-    /// - Throws: ``USPrivacyStringError`` naming the field and character offset of the first problem.
-    public init(_ string: String) throws(USPrivacyStringError) {
+    /// - Throws: `USPrivacyStringError` naming the field and character offset of the first problem.
+    package init(_ string: String) throws(USPrivacyStringError) {
         let characters = Array(string.uppercased().unicodeScalars)
         guard characters.count == 4 else {
             throw USPrivacyStringError(
@@ -60,7 +60,7 @@ public struct USPrivacyString: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The string form, e.g. `1YNN`.
-    public var description: String {
+    package var description: String {
         func letter(_ answer: Answer) -> String {
             switch answer {
             case .yes: "Y"
@@ -73,18 +73,18 @@ public struct USPrivacyString: Sendable, Hashable, CustomStringConvertible {
 }
 
 /// Why a US Privacy string could not be decoded.
-public struct USPrivacyStringError: Error, Sendable, Hashable, CustomStringConvertible {
+package struct USPrivacyStringError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The field, named as in the IAB specification (`Version`, `Notice`, `OptOutSale`, `LSPACoveredTransaction`).
-    public var field: String
+    package var field: String
     /// The offset of the character at fault.
-    public var characterOffset: Int
+    package var characterOffset: Int
     /// What was found.
-    public var found: String
+    package var found: String
     /// What the specification expects.
-    public var expected: String
+    package var expected: String
 
     /// One line naming the field, offset, what was found and what was expected.
-    public var description: String {
+    package var description: String {
         "US Privacy string \(field) at character \(characterOffset): found \(found), expected \(expected)"
     }
 }

@@ -5,27 +5,27 @@
 /// grows with the string's length, not with the IDs it names. Membership is a binary search over ``ranges``.
 /// Iterating the set visits every ID (up to 65,535 per range); read ``ranges`` to stay proportional to the string.
 /// IDs are 1-based; zero and negative IDs are never members.
-public struct TCFIDRanges: Sendable, Hashable, Sequence, ExpressibleByArrayLiteral, CustomStringConvertible {
+package struct TCFIDRanges: Sendable, Hashable, Sequence, ExpressibleByArrayLiteral, CustomStringConvertible {
     /// The ranges, ascending, neither overlapping nor touching (`[1...3, 5...5]`, never `[1...2, 3...3]`).
-    public private(set) var ranges: [ClosedRange<Int>]
+    package private(set) var ranges: [ClosedRange<Int>]
 
     /// An empty set.
-    public init() {
+    package init() {
         ranges = []
     }
 
     /// The IDs of `ranges`, given in any order, overlapping or not; IDs below 1 are ignored.
-    public init(ranges: some Sequence<ClosedRange<Int>>) {
+    package init(ranges: some Sequence<ClosedRange<Int>>) {
         self.init(normalizing: Array(ranges))
     }
 
     /// A set of `ids`; IDs below 1 are ignored.
-    public init<IDs: Sequence<Int>>(_ ids: IDs) {
+    package init<IDs: Sequence<Int>>(_ ids: IDs) {
         self.init(normalizing: ids.map { $0...$0 })
     }
 
     /// A set of the listed IDs; IDs below 1 are ignored.
-    public init(arrayLiteral ids: Int...) {
+    package init(arrayLiteral ids: Int...) {
         self.init(ids)
     }
 
@@ -51,7 +51,7 @@ public struct TCFIDRanges: Sendable, Hashable, Sequence, ExpressibleByArrayLiter
     }
 
     /// Whether `id` is in the set.
-    public func contains(_ id: Int) -> Bool {
+    package func contains(_ id: Int) -> Bool {
         // The last range starting at or before `id` is the only one that can hold it.
         var low = 0
         var high = ranges.count
@@ -63,18 +63,18 @@ public struct TCFIDRanges: Sendable, Hashable, Sequence, ExpressibleByArrayLiter
     }
 
     /// Whether the set is empty.
-    public var isEmpty: Bool { ranges.isEmpty }
+    package var isEmpty: Bool { ranges.isEmpty }
 
     /// The number of IDs in the set (not of ranges).
-    public var count: Int { ranges.reduce(0) { $0 + $1.count } }
+    package var count: Int { ranges.reduce(0) { $0 + $1.count } }
 
     /// The IDs, ascending, one range after another.
-    public func makeIterator() -> FlattenSequence<[ClosedRange<Int>]>.Iterator {
+    package func makeIterator() -> FlattenSequence<[ClosedRange<Int>]>.Iterator {
         ranges.joined().makeIterator()
     }
 
     /// The ranges as a list, a single ID alone, e.g. `[1-65535]` or `[4, 7-9]`.
-    public var description: String { "[\(rangeList)]" }
+    package var description: String { "[\(rangeList)]" }
 
     /// The ranges joined by `, `, a single ID alone (`4, 7-9`); empty for an empty set.
     package var rangeList: String {

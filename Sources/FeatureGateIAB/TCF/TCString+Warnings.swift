@@ -1,6 +1,6 @@
 extension TCString {
     /// Something in a valid TC string that a reader should know, though it does not stop decoding.
-    public enum Warning: Sendable, Hashable, CustomStringConvertible {
+    package enum Warning: Sendable, Hashable, CustomStringConvertible {
         /// The string was written under a TCF policy before v2.2 (policy version 4).
         case olderPolicyVersion(Int)
         /// `IsServiceSpecific` is 0 (consent shared across services) in a string written before TCF v2.2; under
@@ -17,7 +17,7 @@ extension TCString {
 
         /// The segment the warning is about (legitimate interest: the core segment, even when the publisher-TC
         /// segment signals it too).
-        public var segment: TCStringError.Segment {
+        package var segment: TCStringError.Segment {
             switch self {
             case .olderPolicyVersion, .notServiceSpecific, .legitimateInterestNotAllowed, .undefinedRestrictionType:
                 .core
@@ -26,7 +26,7 @@ extension TCString {
         }
 
         /// One line saying what was noticed.
-        public var description: String {
+        package var description: String {
             switch self {
             case .olderPolicyVersion(let version):
                 "TcfPolicyVersion \(version): written before TCF v2.2 (policy version 4)"
@@ -51,10 +51,10 @@ extension TCString {
 
     /// The purposes TCF v2.2 never allows to rest on legitimate interest: 1 (store and access information) and
     /// 3–6 (personalised advertising and content profiles and their selection).
-    public static let consentOnlyPurposes: Set<Int> = [1, 3, 4, 5, 6]
+    package static let consentOnlyPurposes: Set<Int> = [1, 3, 4, 5, 6]
 
     /// What a reader should know about this string, in a stable order; empty for a plain TCF v2.2 string.
-    public var warnings: [Warning] {
+    package var warnings: [Warning] {
         var warnings: [Warning] = []
         if tcfPolicyVersion < 4 { warnings.append(.olderPolicyVersion(tcfPolicyVersion)) }
         if !isServiceSpecific { warnings.append(.notServiceSpecific) }

@@ -3,57 +3,57 @@ import Foundation
 /// A decoded IAB TCF v2 Transparency & Consent string (TCF v2.2), with every field of every segment.
 ///
 /// Decode with ``init(_:)``; a string that is malformed, truncated or of another TCF version throws a
-/// ``TCStringError`` and grants nothing. Optional segments that are absent read as `nil`. Decoding is pure: it
+/// `TCStringError` and grants nothing. Optional segments that are absent read as `nil`. Decoding is pure: it
 /// reads nothing else and stores nothing.
-public struct TCString: Sendable, Hashable {
+package struct TCString: Sendable, Hashable {
     /// The TCF version of the string; always 2 for a decoded string.
-    public var version: Int
+    package var version: Int
     /// When the string was first created (to the decisecond).
-    public var created: Date
+    package var created: Date
     /// When the string was last updated (to the decisecond).
-    public var lastUpdated: Date
+    package var lastUpdated: Date
     /// The ID of the consent management platform that wrote the string.
-    public var cmpID: Int
+    package var cmpID: Int
     /// The CMP's version.
-    public var cmpVersion: Int
+    package var cmpVersion: Int
     /// The screen of the CMP on which consent was given.
-    public var consentScreen: Int
+    package var consentScreen: Int
     /// The two-letter language (ISO 639-1, upper case) of the consent screen.
-    public var consentLanguage: String
+    package var consentLanguage: String
     /// The version of the Global Vendor List used.
-    public var vendorListVersion: Int
+    package var vendorListVersion: Int
     /// The TCF policy version (4 for TCF v2.2).
-    public var tcfPolicyVersion: Int
+    package var tcfPolicyVersion: Int
     /// Whether the signals apply only to the service that wrote them (not shared across services). Always `true`
     /// for policy version 4 and later: TCF v2.2 has no global scope, and such a string does not decode.
-    public var isServiceSpecific: Bool
+    package var isServiceSpecific: Bool
     /// Whether the CMP used non-standard texts (formerly `UseNonStandardStacks`).
-    public var useNonStandardTexts: Bool
+    package var useNonStandardTexts: Bool
     /// The special features the user opted in to (1–12).
-    public var specialFeatureOptIns: TCFIDSet
+    package var specialFeatureOptIns: TCFIDSet
     /// The purposes the user consented to (1–24).
-    public var purposeConsents: TCFIDSet
+    package var purposeConsents: TCFIDSet
     /// The purposes whose legitimate interest the user did not object to (1–24).
-    public var purposeLegitimateInterests: TCFIDSet
+    package var purposeLegitimateInterests: TCFIDSet
     /// Whether purpose 1 was not disclosed (publisher in a country that treats it differently).
-    public var purposeOneTreatment: Bool
+    package var purposeOneTreatment: Bool
     /// The publisher's country (ISO 3166-1 alpha-2, upper case).
-    public var publisherCountryCode: String
+    package var publisherCountryCode: String
     /// The vendors the user consented to.
-    public var vendorConsents: TCFIDSet
+    package var vendorConsents: TCFIDSet
     /// The vendors whose legitimate interest the user did not object to.
-    public var vendorLegitimateInterests: TCFIDSet
+    package var vendorLegitimateInterests: TCFIDSet
     /// The publisher's restrictions, in the order the string lists them.
-    public var publisherRestrictions: [TCFPublisherRestriction]
+    package var publisherRestrictions: [TCFPublisherRestriction]
     /// The disclosed-vendors segment, when present.
-    public var disclosedVendors: TCFIDSet?
+    package var disclosedVendors: TCFIDSet?
     /// The allowed-vendors segment, when present (no longer written under TCF v2.2, still decoded).
-    public var allowedVendors: TCFIDSet?
+    package var allowedVendors: TCFIDSet?
     /// The publisher-TC segment, when present.
-    public var publisherTC: TCFPublisherTC?
+    package var publisherTC: TCFPublisherTC?
 
     /// Creates a value with every field given; for tests and tools. Decode strings with ``init(_:)``.
-    public init(
+    package init(
         version: Int = 2, created: Date, lastUpdated: Date, cmpID: Int, cmpVersion: Int, consentScreen: Int,
         consentLanguage: String, vendorListVersion: Int, tcfPolicyVersion: Int, isServiceSpecific: Bool,
         useNonStandardTexts: Bool, specialFeatureOptIns: TCFIDSet, purposeConsents: TCFIDSet,
@@ -91,12 +91,12 @@ public struct TCString: Sendable, Hashable {
     ///
     /// Decoding time and the value's size grow with the string's length, never with the IDs its ranges cover.
     ///
-    /// - Throws: ``TCStringError`` naming the segment, field and bit offset of the first problem, including
+    /// - Throws: `TCStringError` naming the segment, field and bit offset of the first problem, including
     ///   `IsServiceSpecific` = 0 under TCF policy version 4 or later, which TCF v2.2 calls invalid, and a string
     ///   created on or after 1 March 2026 (``disclosedVendorsRequiredSince``) without a disclosed-vendors segment,
-    ///   which TCF v2.3 calls invalid (an ``TCStringError/Kind/invalidSegment`` error). Bits after
+    ///   which TCF v2.3 calls invalid (an `TCStringError.Kind.invalidSegment` error). Bits after
     ///   the last field of a segment (padding to a whole character) are ignored, as the specification says.
-    public init(_ string: String) throws(TCStringError) {
+    package init(_ string: String) throws(TCStringError) {
         self = try TCStringDecoder.decode(string)
     }
 
@@ -109,7 +109,7 @@ public struct TCString: Sendable, Hashable {
 
     /// The first moment TCF v2.3 requires the disclosed-vendors segment: strings created on or after
     /// 1 March 2026, 00:00 UTC, without it are invalid.
-    public static let disclosedVendorsRequiredSince = Date(timeIntervalSince1970: 1_772_323_200)
+    package static let disclosedVendorsRequiredSince = Date(timeIntervalSince1970: 1_772_323_200)
 
     /// The error that makes this string invalid under TCF v2.3 (created on or after
     /// ``disclosedVendorsRequiredSince`` without a disclosed-vendors segment), or `nil`.
@@ -130,9 +130,9 @@ public struct TCString: Sendable, Hashable {
 }
 
 /// A restriction a publisher puts on how vendors may process one purpose.
-public struct TCFPublisherRestriction: Sendable, Hashable {
+package struct TCFPublisherRestriction: Sendable, Hashable {
     /// What the publisher requires.
-    public enum RestrictionType: String, Sendable, Hashable, CaseIterable {
+    package enum RestrictionType: String, Sendable, Hashable, CaseIterable {
         /// The vendors may not process the purpose at all (type 0).
         case notAllowed
         /// The vendors may process the purpose only with consent (type 1).
@@ -140,21 +140,21 @@ public struct TCFPublisherRestriction: Sendable, Hashable {
         /// The vendors may process the purpose only under legitimate interest (type 2).
         case requireLegitimateInterest
         /// Type 3, which the specification lists as undefined (not used). The string still decodes, with a
-        /// ``TCString/Warning/undefinedRestrictionType(purposes:)`` warning, and ``CMPConsent`` treats the
+        /// `TCString.Warning.undefinedRestrictionType(purposes:)` warning, and ``CMPConsent`` treats the
         /// vendors as not allowed to process the purpose, as for ``notAllowed``.
         case undefined
     }
 
     /// The purpose restricted (1–24).
-    public var purpose: Int
+    package var purpose: Int
     /// What the publisher requires.
-    public var type: RestrictionType
+    package var type: RestrictionType
     /// The vendors the restriction applies to, kept as the ranges the string encodes (one entry can name all
     /// 65,535 vendors).
-    public var vendors: TCFIDRanges
+    package var vendors: TCFIDRanges
 
     /// Creates a restriction.
-    public init(purpose: Int, type: RestrictionType, vendors: TCFIDRanges) {
+    package init(purpose: Int, type: RestrictionType, vendors: TCFIDRanges) {
         self.purpose = purpose
         self.type = type
         self.vendors = vendors
@@ -162,20 +162,20 @@ public struct TCFPublisherRestriction: Sendable, Hashable {
 }
 
 /// The publisher-TC segment: the publisher's own purposes, and its custom purposes.
-public struct TCFPublisherTC: Sendable, Hashable {
+package struct TCFPublisherTC: Sendable, Hashable {
     /// The purposes the user consented to for the publisher's own processing (1–24).
-    public var purposeConsents: TCFIDSet
+    package var purposeConsents: TCFIDSet
     /// The purposes whose legitimate interest for the publisher the user did not object to (1–24).
-    public var purposeLegitimateInterests: TCFIDSet
+    package var purposeLegitimateInterests: TCFIDSet
     /// How many custom purposes the publisher declared (0–63).
-    public var numberOfCustomPurposes: Int
+    package var numberOfCustomPurposes: Int
     /// The custom purposes the user consented to.
-    public var customPurposeConsents: TCFIDSet
+    package var customPurposeConsents: TCFIDSet
     /// The custom purposes whose legitimate interest the user did not object to.
-    public var customPurposeLegitimateInterests: TCFIDSet
+    package var customPurposeLegitimateInterests: TCFIDSet
 
     /// Creates a segment.
-    public init(
+    package init(
         purposeConsents: TCFIDSet, purposeLegitimateInterests: TCFIDSet, numberOfCustomPurposes: Int,
         customPurposeConsents: TCFIDSet, customPurposeLegitimateInterests: TCFIDSet
     ) {

@@ -1,10 +1,10 @@
 import Foundation
 
-/// Decodes TC strings into ``TCString``, field by field, as the IAB Tech Lab's "Consent string and vendor list
+/// Decodes TC strings into `TCString`, field by field, as the IAB Tech Lab's "Consent string and vendor list
 /// formats" (TCF v2) lays them out.
 enum TCStringDecoder {
     /// Decodes `string`; with `enforcingDisclosedVendors`, a string created on or after
-    /// ``TCString/disclosedVendorsRequiredSince`` without a disclosed-vendors segment throws (TCF v2.3).
+    /// `TCString.disclosedVendorsRequiredSince` without a disclosed-vendors segment throws (TCF v2.3).
     static func decode(_ string: String, enforcingDisclosedVendors: Bool = true) throws(TCStringError) -> TCString {
         guard !string.isEmpty else {
             throw TCStringError(
@@ -138,7 +138,7 @@ enum TCStringDecoder {
     }
 }
 
-/// A ``BitReader`` that knows which segment it reads, so each failure becomes a ``TCStringError``.
+/// A ``BitReader`` that knows which segment it reads, so each failure becomes a `TCStringError`.
 private struct SegmentReader {
     var bits: BitReader
     var segment: TCStringError.Segment

@@ -2,9 +2,9 @@
 ///
 /// A string that fails to decode grants nothing: whatever reads it treats every purpose and vendor as not
 /// consented to.
-public struct TCStringError: Error, Sendable, Hashable, CustomStringConvertible {
+package struct TCStringError: Error, Sendable, Hashable, CustomStringConvertible {
     /// A part of a TC string.
-    public enum Segment: String, Sendable, Hashable, CaseIterable {
+    package enum Segment: String, Sendable, Hashable, CaseIterable {
         /// The string as a whole (it is empty, or a segment between dots is).
         case string
         /// The core segment: the first one, always present.
@@ -18,7 +18,7 @@ public struct TCStringError: Error, Sendable, Hashable, CustomStringConvertible 
     }
 
     /// What went wrong.
-    public enum Kind: String, Sendable, Hashable {
+    package enum Kind: String, Sendable, Hashable {
         /// The segment ended before the field did.
         case truncated
         /// A character that base64url does not allow, or padding in the wrong place.
@@ -35,22 +35,22 @@ public struct TCStringError: Error, Sendable, Hashable, CustomStringConvertible 
     }
 
     /// What went wrong.
-    public var kind: Kind
+    package var kind: Kind
     /// The segment that could not be read.
-    public var segment: Segment
+    package var segment: Segment
     /// The index of that segment among the string's dot-separated segments (0 is the core).
-    public var segmentIndex: Int
+    package var segmentIndex: Int
     /// The field, named as in the IAB specification (e.g. `Version`, `VendorConsents.MaxVendorId`).
-    public var field: String
+    package var field: String
     /// The bit offset of the field from the start of its segment.
-    public var bitOffset: Int
+    package var bitOffset: Int
     /// What was found there.
-    public var found: String
+    package var found: String
     /// What the specification expects there.
-    public var expected: String
+    package var expected: String
 
     /// Creates an error.
-    public init(
+    package init(
         kind: Kind, segment: Segment, segmentIndex: Int, field: String, bitOffset: Int, found: String,
         expected: String
     ) {
@@ -64,7 +64,7 @@ public struct TCStringError: Error, Sendable, Hashable, CustomStringConvertible 
     }
 
     /// One line: `TC string <segment> segment N, <field> at bit B: found X, expected Y`.
-    public var description: String {
+    package var description: String {
         "TC string \(segment.rawValue) segment \(segmentIndex), \(field) at bit \(bitOffset): "
             + "found \(found), expected \(expected)"
     }
