@@ -166,8 +166,7 @@ package struct GateRules: Sendable {
     /// Revoke-all: decides every flag of the catalog off, undecided ones included, as the user's refusal (kept by a
     /// reset), and refuses `categories`.
     package mutating func revoke(refusing categories: Set<ConsentCategory>) {
-        decide(enable: [], disable: catalog.allFeatures)
-        if isHoldingWrites { changedWhileHeld.formUnion(catalog.allFeatures.subtracting(revoked)) }
+        decide(enable: [], disable: catalog.allFeatures)  // While writes are held, this marks every flag changed.
         decided.formUnion(catalog.allFeatures)
         revoked = catalog.allFeatures
         for category in categories { setRefused(true, category) }
