@@ -18,8 +18,8 @@ enum ExplainCommand: ToolCommand {
         Starts the gate as an app would: with FILE's configuration and, when given, the state a FileFeatureStore
         saved (STATE_FILE, e.g. {"decidedFeatures":17,"deniedConsentCategories":[],"enabledFeatures":1,"version":2}).
         Flags decided in the stored state keep their value; every other flag follows the configuration, and
-        resetEnabledFeatures discards the stored flags (never a consent refusal, which the app keeps too). Nothing is
-        written; the state file is only read.
+        resetEnabledFeatures discards the stored flags except the user's refusals (a consent refusal, or a flag
+        revoke-all turned off), which the app keeps too. Nothing is written; the state file is only read.
 
         USAGE: \(usage)
 
@@ -65,7 +65,7 @@ enum ExplainCommand: ToolCommand {
                 + (defaulted ? " (missing: Airship's default, every feature)" : ""))
         console.out("  resetEnabledFeatures: \(configuration.resetEnabledFeatures)")
         if let statePath, let record {
-            // A reset discards the decided flags, never a consent refusal: the library keeps those (fail closed).
+            // A reset discards the decided flags, never a refusal (consent, revoke-all): the library keeps those.
             let reset = configuration.resetEnabledFeatures
             let stored = (try? FeatureStateRecord(decoding: record)).map {
                 describe($0, catalog: catalog, reset: reset)
@@ -104,6 +104,7 @@ enum ExplainCommand: ToolCommand {
         case .unreadableStoredState: return "configuration: \(named) (the stored state is unreadable)"
         case .app: return "the app or user"
         case .consent: return "a consent grant or refusal"
+        case .revocation: return "revoke-all: the user's refusal, kept until the app or user turns it on"
         }
     }
 
@@ -124,14 +125,19 @@ enum ExplainCommand: ToolCommand {
     private static func list(_ names: [String]) -> String { "[" + names.joined(separator: ", ") + "]" }
 
     /// What a stored record decided: the flags on, the flags off (those it does not name follow the
-    /// configuration), and the consent refusals it keeps. With `reset`, says which part the reset discards (the
-    /// decided flags) and which it keeps (the refusals).
+    /// configuration), the flags revoke-all turned off, and the consent refusals it keeps. With `reset`, says which
+    /// part the reset discards (the decided flags) and which it keeps (the refusals).
     private static func describe(_ record: FeatureStateRecord, catalog: FeatureCatalog, reset: Bool) -> String {
         let decided = catalog.mask(record.decidedFeatures)
+        let revoked = catalog.mask(record.revokedFeatures)
         var text =
             "on \(list(catalog.names(of: decided.intersection(record.enabledFeatures))))"
-            + ", off \(list(catalog.names(of: decided.subtracting(record.enabledFeatures))))"
+            + ", off \(list(catalog.names(of: decided.subtracting(record.enabledFeatures).subtracting(revoked))))"
             + (reset ? discarded : "")
+        if !revoked.isEmpty {
+            text += ", revoked \(list(catalog.names(of: revoked)))"
+            if reset { text += " (kept: revoke-all is the user's refusal)" }
+        }
         if !record.deniedConsentCategories.isEmpty {
             text += ", consent refused \(list(record.deniedConsentCategories.sorted().map(\.description)))"
             if reset { text += " (kept: a reset never undoes a consent refusal)" }

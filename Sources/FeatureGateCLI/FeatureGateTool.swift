@@ -18,7 +18,7 @@ enum FeatureGateTool {
         COMMANDS:
           check     Validate config files: one line per problem, exit 1 if any file is invalid.
           explain   Show every feature, on or off, and why (configuration, stored state, reset).
-          convert   Write a config as JSON, an XML plist or a binary plist.
+          convert   Write a config as JSON, an XML plist, a binary plist or an old-style plist.
           tcf       Decode IAB consent strings and apply a CMP's keys ('featuregate tcf --help').
           gpp       Decode a GPP string, every US section field by field ('featuregate gpp --help').
           remote    Check a server's remote-data payload ('featuregate remote check --help').

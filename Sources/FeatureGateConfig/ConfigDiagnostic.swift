@@ -84,6 +84,9 @@ public struct ConfigDiagnostic: Sendable, Hashable, CustomStringConvertible {
         /// A value of the right type outside what is accepted: a lifetime below one day, a region code that is not
         /// ISO 3166, an `unanswered` rule other than `optIn` or `optOut`.
         case invalidValue
+        /// `resetEnabledFeatures` is true: every launch discards the choices the app and the user made, keeping only
+        /// their refusals (consent refusals, and the flags revoke-all turned off); a warning.
+        case resetDiscardsChoices
     }
 
     /// Whether this is an error (the config is invalid; the reader returns no configuration) or a warning (the

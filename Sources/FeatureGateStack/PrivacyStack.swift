@@ -17,7 +17,9 @@ import NoopRuntime
 /// Files, under `dataDirectory` (see `PrivacyDataDirectory`): `featuregate-state.json` (the gate's state),
 /// `consent-ledger.jsonl` and its checkpoint (the consent audit trail), `anonymous-id`, and each subsystem's folder
 /// when you use ``storage(_:for:)``. Nothing is created or written while every feature is off: creating the stack
-/// reads the state and the ledger, and writes nothing.
+/// reads the state and the ledger, and writes nothing, except when the configuration's `resetEnabledFeatures` is
+/// true and the stored state holds decisions to discard: then it rewrites `featuregate-state.json` once (keeping the
+/// user's refusals, revoke-all's included).
 ///
 /// Each piece is a property, so code that needs more (a remote kill switch, a CMP, App Tracking Transparency) uses
 /// it directly; wiring the pieces yourself remains possible, and this type only does what the README's "Use it"
@@ -134,6 +136,14 @@ public final class PrivacyStack: Sendable {
     public func start(erasure: ErasureRequest? = nil) async -> RevocationReport? {
         runtime.start()
         return await revocation.finishPendingRevocation(erasure: erasure)
+    }
+
+    /// Waits until every subsystem has finished the starts, stops and purges that the changes made so far call for.
+    ///
+    /// A change to the gate or to consent applies to ``privacy`` at once; the runtime starts, stops and purges
+    /// subsystems after it, in order. Await this before checking what a subsystem did, e.g. that a disable purged.
+    public func settle() async {
+        await runtime.settle()
     }
 
     /// "Delete my data": denies every category, disables every feature, waits until every subsystem has stopped

@@ -81,7 +81,7 @@ import Testing
         #expect(
             run.lines == [
                 #"a.json: warning: enabledFeatures[2]: line 1: "none" next to other names turns nothing off; the other names still count"#,
-                "b.plist: OK",
+                "b.plist: warning: resetEnabledFeatures: line 10: true: every launch discards the choices the app and the user made and applies enabledFeatures again, keeping only their refusals (consent refusals, and the flags revoke-all turned off)",
                 "c.plist: warning: analyticsEnabled: line 8: false: Airship SDKs record and send no analytics events while it is false, whatever enabledFeatures says. FeatureGate does not read this key: analytics is on here because enabledFeatures enables it; leave analytics out of enabledFeatures to keep it off",
                 #"c.plist: warning: enabledFeatures: missing, so every feature is enabled, as Airship does; write ["all"] to say so. Writing [] instead turns off every feature the app or user has not set, on existing installs as well as new ones"#,
             ])

@@ -300,6 +300,29 @@ import Testing
                 == FeatureStateRecord(enabledFeatures: [.analytics, .contacts]).encoded())
     }
 
+    @Test func explainWithResetShowsRevokeAllKeepingEveryFlagOff() throws {
+        let directory = fixtures()
+        defer { directory.cleanUp() }
+        // What revoke-all leaves, and then the app turned push back on.
+        var record = FeatureStateRecord(enabledFeatures: .push, decidedFeatures: .all)
+        record.revokedFeatures = Feature.all.subtracting(.push)
+        _ = directory.file("revoked.json", record.encoded())
+        let run = try featuregate(["explain", "--state=revoked.json", "reset.plist"], in: directory)
+        #expect(run.status == 0)
+        #expect(
+            run.lines[3]
+                == "state: revoked.json: on [push], off [] (discarded: resetEnabledFeatures is true), revoked "
+                + "[in_app_automation, message_center, analytics, tags_and_attributes, contacts, feature_flags] "
+                + "(kept: revoke-all is the user's refusal)")
+        #expect(
+            run.lines[8]
+                == "push                 on     configuration: in enabledFeatures (resetEnabledFeatures discarded the stored state)"
+        )
+        #expect(
+            run.lines[9]
+                == "analytics            off    revoke-all: the user's refusal, kept until the app or user turns it on")
+    }
+
     @Test func explainWithResetKeepsTheStoredConsentRefusalsAsTheLibraryDoes() throws {
         let directory = fixtures()
         defer { directory.cleanUp() }

@@ -98,7 +98,8 @@ import Testing
             ))
         #expect(
             plistResult.lines == [
-                "c: error: resetEnabledFeatures: line 6: appears 2 times; write it once, so it is clear which value counts"
+                "c: warning: resetEnabledFeatures: line 4: true: every launch discards the choices the app and the user made and applies enabledFeatures again, keeping only their refusals (consent refusals, and the flags revoke-all turned off)",
+                "c: error: resetEnabledFeatures: line 6: appears 2 times; write it once, so it is clear which value counts",
             ])
     }
 

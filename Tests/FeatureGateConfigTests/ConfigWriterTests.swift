@@ -17,7 +17,7 @@ import Testing
                 let result = try reader.read(data)
                 #expect(result.configuration == configuration)
                 #expect(result.format == format)
-                #expect(result.warnings.isEmpty)
+                #expect(result.warnings.map(\.kind) == (reset ? [.resetDiscardsChoices] : []))
             }
         }
     }

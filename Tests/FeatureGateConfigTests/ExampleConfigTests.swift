@@ -19,7 +19,12 @@ import Testing
             ], []
         ),
         "AirshipConfig.plist": (["in_app_automation", "message_center", "push"], []),
-        "binary.plist": (["analytics", "feature_flags", "push"], []),
+        "binary.plist": (
+            ["analytics", "feature_flags", "push"],
+            [
+                "binary.plist: warning: resetEnabledFeatures: true: every launch discards the choices the app and the user made and applies enabledFeatures again, keeping only their refusals (consent refusals, and the flags revoke-all turned off)"
+            ]
+        ),
         "comma-separated.plist": (["analytics", "push", "tags_and_attributes"], []),
         "openstep.plist": (
             ["in_app_automation", "message_center", "push"],

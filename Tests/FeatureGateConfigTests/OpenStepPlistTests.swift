@@ -27,7 +27,7 @@ import Testing
         #expect(result.format == .openStep)
         #expect(result.configuration.enabledFeatures == [.push, .inAppAutomation, .messageCenter])
         #expect(result.configuration.resetEnabledFeatures)
-        #expect(result.warnings.isEmpty)
+        #expect(result.warnings.map(\.kind) == [.resetDiscardsChoices])
         #expect(
             result.ignoredKeys == [
                 "developmentAppKey", "productionAppKey", "inProduction", "analyticsEnabled", "URLAllowListScopeOpenURL",
@@ -184,7 +184,7 @@ import Testing
             let result = try ConfigReader().read(data)
             #expect(result.format == .openStep)
             #expect(result.configuration == configuration)
-            #expect(result.warnings.isEmpty)
+            #expect(result.warnings.map(\.kind) == (configuration.resetEnabledFeatures ? [.resetDiscardsChoices] : []))
         }
     }
 }

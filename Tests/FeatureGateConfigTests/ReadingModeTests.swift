@@ -98,7 +98,8 @@ import Testing
         #expect(result.reset == true)
         #expect(
             result.lines == [
-                #"c: warning: enabledFeatures: missing, so every feature is enabled, as Airship does; write ["all"] to say so. Writing [] instead turns off every feature the app or user has not set, on existing installs as well as new ones"#
+                "c: warning: resetEnabledFeatures: line 1: true: every launch discards the choices the app and the user made and applies enabledFeatures again, keeping only their refusals (consent refusals, and the flags revoke-all turned off)",
+                #"c: warning: enabledFeatures: missing, so every feature is enabled, as Airship does; write ["all"] to say so. Writing [] instead turns off every feature the app or user has not set, on existing installs as well as new ones"#,
             ])
     }
 

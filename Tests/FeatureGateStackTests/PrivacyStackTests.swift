@@ -46,7 +46,7 @@ private struct Tapped: Codable, Sendable, Equatable {
             configFile: try directory.config(#"{"enabledFeatures": []}"#), dataDirectory: directory.url)
         stack.register(StorageSubsystem("push", storage: stack.storage("push", for: .push)))
         #expect(await stack.start() == nil)
-        await stack.runtime.settle()
+        await stack.settle()
         #expect(stack.privacy.enabledFeatures.isEmpty)
         #expect(directory.files.isEmpty)
         #expect(stack.counter.totals.isSilent)
@@ -93,7 +93,7 @@ private struct Tapped: Codable, Sendable, Equatable {
 
         try await stack.consent.setStatus(.granted, for: .analytics, source: .user)
         stack.privacy.enableFeatures(.push)
-        await stack.runtime.settle()
+        await stack.settle()
         _ = try stack.identifier.current()
         try events.track(Tapped(button: "buy"))
         #expect(String(describing: await events.flush()) == "flushed: upload delivered 1 event")
@@ -128,7 +128,7 @@ private struct Tapped: Codable, Sendable, Equatable {
                 })
             await stack.start()
             stack.privacy.enableFeatures(.push)
-            await stack.runtime.settle()
+            await stack.settle()
             _ = stack.privacy.beginRevocation(
                 PendingRevocation(anonymousIdentifier: nil, isErasureOwed: true), refusing: [.analytics])
             await stack.runtime.shutdown()
@@ -148,6 +148,54 @@ private struct Tapped: Codable, Sendable, Equatable {
         #expect(stack.privacy.pendingRevocation == nil)
         #expect(!directory.files.contains("push/registration.json"))
         #expect(await stack.start(erasure: erasure) == nil)
+    }
+
+    /// Revoke-all is the user's refusal, and a config's `resetEnabledFeatures` keeps refusals: every later launch
+    /// starts with every feature off, and only what the app then enables comes back.
+    @Test func revokeAllSurvivesEveryLaunchThatResetsTheConfiguration() async throws {
+        let directory = Directory()
+        defer { directory.cleanUp() }
+        let config = try directory.config(
+            #"{"enabledFeatures": ["push", "in_app_automation", "analytics"], "resetEnabledFeatures": true}"#)
+        do {
+            let stack = try PrivacyStack(configFile: config, dataDirectory: directory.url)
+            #expect(stack.configurationWarnings.map(\.kind) == [.resetDiscardsChoices])
+            await stack.start()
+            // Analytics waits for consent (the default policy is opt-in); push and in-app automation map no category.
+            #expect(stack.privacy.enabledFeatures == [.push, .inAppAutomation])
+            let report = await stack.revokeAll()
+            #expect(report.isComplete)
+            #expect(stack.privacy.enabledFeatures.isEmpty)
+        }
+        for _ in 0..<2 {
+            let relaunch = try PrivacyStack(configFile: config, dataDirectory: directory.url)
+            await relaunch.start()
+            #expect(relaunch.privacy.enabledFeatures.isEmpty)
+            for flag in FeatureCatalog.builtIn.allFeatures.flags {
+                let reason = relaunch.privacy.reason(for: flag)
+                #expect(reason.source == .revocation)
+                #expect(reason.blockingLayers.contains(.local))
+            }
+        }
+
+        // An explicit enable turns on that feature alone, and it stays the app's decision until the next reset,
+        // which discards it (it is not a refusal) while everything else stays revoked.
+        let enabling = try PrivacyStack(configFile: config, dataDirectory: directory.url)
+        enabling.privacy.enableFeatures(.push)
+        #expect(enabling.privacy.enabledFeatures == .push)
+        #expect(enabling.privacy.reason(for: .push).source == .app)
+        #expect(enabling.privacy.reason(for: .analytics).source == .revocation)
+
+        let afterEnable = try PrivacyStack(configFile: config, dataDirectory: directory.url)
+        #expect(afterEnable.privacy.enabledFeatures == .push)
+        #expect(afterEnable.privacy.reason(for: .push).source == .reset)
+        #expect(afterEnable.privacy.reason(for: .inAppAutomation).source == .revocation)
+
+        // A consent grant of a category gives back what it maps, and only that.
+        let mapped = try #require(ConsentPolicy.default.features[.analytics])
+        try await afterEnable.consent.setStatus(.granted, for: .analytics, source: .user)
+        #expect(afterEnable.privacy.enabledFeatures == mapped.union(.push))
+        #expect(!afterEnable.privacy.isEnabled(.inAppAutomation))
     }
 
     @Test func theLogBackendWritesOnlyWhatItsGateLetsThrough() async throws {

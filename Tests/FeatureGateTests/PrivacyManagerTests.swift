@@ -18,11 +18,11 @@ import Testing
 
     @Test func anyChecks() {
         let gate = manager(.push)
-        #expect(gate.isAnyFeatureEnabled())
+        #expect(gate.isAnyEnabled())
         #expect(gate.isAnyEnabled([.push, .contacts]))
         #expect(!gate.isAnyEnabled([.analytics, .contacts]))
         #expect(!gate.isAnyEnabled([]))
-        #expect(!manager([]).isAnyFeatureEnabled())
+        #expect(!manager([]).isAnyEnabled())
     }
 
     @Test func enableAndDisableAreReadModifyWrites() {
@@ -71,7 +71,7 @@ import Testing
         let gate = manager(.push)
         gate.remoteDisabledFeatures = .all
         gate.enableFeatures(.analytics)
-        #expect(!gate.isAnyFeatureEnabled())
+        #expect(!gate.isAnyEnabled())
         gate.remoteDisabledFeatures = []
         #expect(gate.enabledFeatures == [.push, .analytics])
     }
@@ -79,7 +79,7 @@ import Testing
     @Test func ignoringRemoteConfigLooksAtTheLocalSet() {
         let gate = manager(.push)
         gate.remoteDisabledFeatures = .all
-        #expect(!gate.isAnyFeatureEnabled())
+        #expect(!gate.isAnyEnabled())
         #expect(!gate.isAnyFeatureEnabled(ignoringRemoteConfig: false))
         #expect(gate.isAnyFeatureEnabled(ignoringRemoteConfig: true))
         gate.disableFeatures(.push)

@@ -116,6 +116,7 @@ public final class LoopbackHTTPServer: @unchecked Sendable {
                 if errno == EINTR { continue }
                 return
             }
+            LoopbackSocket.ignoreSIGPIPE(client)
             if lock.withLock({ isStopped }) {
                 close(client)
                 return
@@ -223,6 +224,7 @@ public enum LoopbackHTTPClient {
         let fd = socket(AF_INET, LoopbackSocket.stream, 0)
         guard fd >= 0 else { throw LoopbackSocketError(call: "socket", code: errno) }
         defer { close(fd) }
+        LoopbackSocket.ignoreSIGPIPE(fd)
         var limit = timeval(tv_sec: timeout, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
         var address = LoopbackSocket.address(port: port)
@@ -298,11 +300,22 @@ enum LoopbackSocket {
     }
 
     #if canImport(Glibc) || canImport(Musl)
-    /// A peer that closed early makes `send` fail with `EPIPE`, not raise `SIGPIPE`.
+    /// A peer that closed early makes `send` fail with `EPIPE`, not raise `SIGPIPE` (which would end the test
+    /// process).
     static let sendFlags = Int32(MSG_NOSIGNAL)
     #else
+    /// Darwin's `send` has no `MSG_NOSIGNAL`: ``ignoreSIGPIPE(_:)`` sets the socket option instead.
     static let sendFlags: Int32 = 0
     #endif
+
+    /// Makes a write to `fd` after the peer closed fail with `EPIPE` instead of raising `SIGPIPE`: `SO_NOSIGPIPE` on
+    /// Darwin; on Linux ``sendFlags`` does it per call. Called on every socket the server or client writes to.
+    static func ignoreSIGPIPE(_ fd: Int32) {
+        #if canImport(Darwin)
+        var yes: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &yes, socklen_t(MemoryLayout<Int32>.size))
+        #endif
+    }
 
     static func writeAll(_ fd: Int32, _ bytes: [UInt8]) {
         var offset = 0

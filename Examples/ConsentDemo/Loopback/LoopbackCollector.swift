@@ -126,6 +126,7 @@ final class LoopbackCollector: Sendable {
                 if errno == EINTR { continue }
                 return
             }
+            Sockets.ignoreSIGPIPE(client)
             if slowEvents == nil {
                 handle(client)
                 close(client)

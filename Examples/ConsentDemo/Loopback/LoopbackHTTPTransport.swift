@@ -35,6 +35,7 @@ struct LoopbackHTTPTransport: Transport {
         let fd = socket(AF_INET, Sockets.stream, 0)
         guard fd >= 0 else { throw SocketError(call: "socket", code: errno) }
         defer { close(fd) }
+        Sockets.ignoreSIGPIPE(fd)
         var address = Sockets.loopback(port: port)
         guard Sockets.withAddress(&address, { connect(fd, $0, $1) }) == 0 else {
             throw SocketError(call: "connect", code: errno)

@@ -39,14 +39,33 @@ enum Sockets {
         }
     }
 
-    /// Writes all of `bytes`, retrying short writes and interrupts.
+    #if canImport(Glibc) || canImport(Musl)
+    /// A peer that closed early makes `send` fail with `EPIPE`, not raise `SIGPIPE` (which would end the demo).
+    static let sendFlags = Int32(MSG_NOSIGNAL)
+    #else
+    /// Darwin's `send` has no `MSG_NOSIGNAL`: ``ignoreSIGPIPE(_:)`` sets the socket option instead.
+    static let sendFlags: Int32 = 0
+    #endif
+
+    /// Makes a write to `fd` after the peer closed fail with `EPIPE` instead of raising `SIGPIPE`: `SO_NOSIGPIPE` on
+    /// Darwin; on Linux ``sendFlags`` does it per call. Called on every socket the demo writes to.
+    static func ignoreSIGPIPE(_ fd: Int32) {
+        #if canImport(Darwin)
+        var yes: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &yes, socklen_t(MemoryLayout<Int32>.size))
+        #endif
+    }
+
+    /// Writes all of `bytes`, retrying short writes and interrupts; a closed peer is an error, never a signal.
     static func writeAll(_ fd: Int32, _ bytes: [UInt8]) throws {
         var offset = 0
         while offset < bytes.count {
-            let written = bytes.withUnsafeBytes { raw in write(fd, raw.baseAddress! + offset, raw.count - offset) }
+            let written = bytes.withUnsafeBytes { raw in
+                send(fd, raw.baseAddress! + offset, raw.count - offset, sendFlags)
+            }
             if written < 0 {
                 if errno == EINTR { continue }
-                throw SocketError(call: "write", code: errno)
+                throw SocketError(call: "send", code: errno)
             }
             offset += written
         }

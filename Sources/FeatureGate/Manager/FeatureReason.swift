@@ -15,11 +15,15 @@ public enum FeatureSource: String, Sendable, Hashable, CaseIterable {
     /// A ``ConsentManager`` grant or refusal of a category that maps the flag
     /// (``FeatureReason/decidingCategory``).
     case consent
+    /// Revoke-all, in this run or an earlier one: the user's refusal. The flag stays off, whatever the configuration
+    /// and `resetEnabledFeatures` say, until the app or the user turns it on (or a consent grant of a category that
+    /// maps it does).
+    case revocation = "revoke-all"
 
     /// Whether the flag was decided, rather than following the configuration.
     public var isDecision: Bool {
         switch self {
-        case .storedState, .app, .consent: true
+        case .storedState, .app, .consent, .revocation: true
         case .configuration, .reset, .unreadableStoredState: false
         }
     }

@@ -39,6 +39,9 @@ package struct GateRules: Sendable {
     package private(set) var values: Feature
     /// The consent categories refused through the consent layer; persisted.
     package private(set) var deniedCategories: Set<ConsentCategory>
+    /// The flags revoke-all decided off that nobody has turned on since (`⊆ decided − values`); persisted, and kept
+    /// by a reset: revoke-all is the user's refusal.
+    package private(set) var revoked: Feature
     /// Who an undecided flag's value comes from: the configuration, after a reset, or instead of an unreadable record.
     package var undecidedSource: FeatureSource
     /// The stored record could not be read: every undecided flag is off, and nothing is saved until it can be read
@@ -82,6 +85,7 @@ package struct GateRules: Sendable {
         self.decided = catalog.mask(stored.decidedFeatures)
         self.values = catalog.mask(stored.enabledFeatures).intersection(decided)
         self.deniedCategories = stored.deniedConsentCategories
+        self.revoked = catalog.mask(stored.revokedFeatures).intersection(decided).subtracting(values)
         self.undecidedSource = undecidedSource
         self.isHoldingWrites = isHoldingWrites
         self.consent = consentPolicy.map { policy in
@@ -108,7 +112,10 @@ package struct GateRules: Sendable {
 
     /// What the store keeps.
     package var record: FeatureStateRecord {
-        FeatureStateRecord(enabledFeatures: values, decidedFeatures: decided, deniedConsentCategories: deniedCategories)
+        var record = FeatureStateRecord(
+            enabledFeatures: values, decidedFeatures: decided, deniedConsentCategories: deniedCategories)
+        record.revokedFeatures = revoked
+        return record
     }
 
     // MARK: - Decisions
@@ -125,6 +132,7 @@ package struct GateRules: Sendable {
         decided.formUnion(changed)
         values = values.subtracting(changed).union(wanted.intersection(changed))
         decidedByApp.formUnion(changed)
+        revoked.subtract(values)
         if isHoldingWrites { changedWhileHeld.formUnion(changed) }
         forgetConsentDeciders(of: changed)
     }
@@ -155,9 +163,12 @@ package struct GateRules: Sendable {
         consent = ConsentLayer(policy: policy, decisions: decisions)
     }
 
-    /// Revoke-all: decides every flag of the catalog off and refuses `categories`.
+    /// Revoke-all: decides every flag of the catalog off, undecided ones included, as the user's refusal (kept by a
+    /// reset), and refuses `categories`.
     package mutating func revoke(refusing categories: Set<ConsentCategory>) {
-        decide(enable: [], disable: catalog.allFeatures)
+        decide(enable: [], disable: catalog.allFeatures)  // While writes are held, this marks every flag changed.
+        decided.formUnion(catalog.allFeatures)
+        revoked = catalog.allFeatures
         for category in categories { setRefused(true, category) }
     }
 
@@ -173,11 +184,14 @@ package struct GateRules: Sendable {
         decided.formUnion(features)
         values = isOn ? values.union(features) : values.subtracting(features)
         decidedByApp.subtract(features)
+        revoked.subtract(values)
         if isHoldingWrites { changedWhileHeld.formUnion(features) }
         for flag in features.flags { decidedByConsent[flag.rawValue] = category }
     }
 
+    /// Undecides `features`, except what revoke-all decided off: an answer withdrawn is not permission.
     private mutating func undecide(_ features: Feature) {
+        let features = features.subtracting(revoked)
         decided.subtract(features)
         values.subtract(features)
         if isHoldingWrites { changedWhileHeld.formUnion(features) }
@@ -209,6 +223,8 @@ package struct GateRules: Sendable {
         decided = catalog.mask(stored.decidedFeatures).subtracting(changed).union(decided.intersection(changed))
         values = catalog.mask(stored.enabledFeatures).subtracting(changed).union(values.intersection(changed))
             .intersection(decided)
+        revoked = catalog.mask(stored.revokedFeatures).subtracting(changed).union(revoked.intersection(changed))
+            .intersection(decided).subtracting(values)
         deniedCategories = stored.deniedConsentCategories.union(refusedWhileHeld).subtracting(unrefusedWhileHeld)
         isHoldingWrites = false
         self.undecidedSource = undecidedSource
@@ -228,6 +244,7 @@ package struct GateRules: Sendable {
         let changed = newDecided.symmetricDifference(decided).union(newValues.symmetricDifference(values))
         decided = newDecided
         values = newValues
+        revoked = catalog.mask(stored.revokedFeatures).intersection(newDecided).subtracting(newValues)
         decidedByApp.subtract(changed)
         forgetConsentDeciders(of: changed)
         let newlyRefused = stored.deniedConsentCategories.subtracting(deniedCategories)
@@ -275,7 +292,8 @@ package struct GateRules: Sendable {
         changedWhileHeld.formUnion(
             catalog.mask(
                 current.decidedFeatures.symmetricDifference(saved.decidedFeatures)
-                    .union(current.enabledFeatures.symmetricDifference(saved.enabledFeatures))))
+                    .union(current.enabledFeatures.symmetricDifference(saved.enabledFeatures))
+                    .union(current.revokedFeatures.symmetricDifference(saved.revokedFeatures))))
         let refused = current.deniedConsentCategories.subtracting(saved.deniedConsentCategories)
         let unrefused = saved.deniedConsentCategories.subtracting(current.deniedConsentCategories)
         refusedWhileHeld = refusedWhileHeld.subtracting(unrefused).union(refused)
@@ -297,6 +315,8 @@ package struct GateRules: Sendable {
         var decidingCategory: ConsentCategory?
         if !decided.contains(flag) {
             source = undecidedSource
+        } else if revoked.contains(flag) {
+            source = .revocation
         } else if decidedByApp.contains(flag) {
             source = .app
         } else if let category = decidedByConsent[flag.rawValue] {

@@ -11,8 +11,10 @@ public struct PrivacyConfiguration: Sendable, Hashable {
     /// Whether to discard the stored features at start-up and use ``enabledFeatures`` instead.
     ///
     /// Set it for one release when an app update must change what is enabled for existing installs; the
-    /// stored record is rewritten at start-up with no flag decided, keeping its consent refusals
-    /// (``FeatureStateRecord``'s `deniedConsentCategories`): a reset never lifts a user's "no". The rewrite is one
+    /// stored record is rewritten at start-up with no flag decided, keeping the user's refusals: its consent
+    /// refusals (`FeatureStateRecord`'s `deniedConsentCategories`) and every flag a revoke-all turned off that
+    /// nobody has turned on since (`revokedFeatures`), which stays off until the app or the user enables it or a
+    /// consent grant of a category that maps it: a reset never lifts a user's "no". The rewrite is one
     /// read-modify-write under the store's lock, so a refusal another process saves meanwhile is kept too. A record
     /// written by a newer version is left as it is and reported
     /// (``PrivacyManagerDiagnostic/storedStateNewerNotReset(store:error:)``). Leave it `false` otherwise, or every

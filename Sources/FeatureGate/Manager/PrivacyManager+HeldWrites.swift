@@ -97,10 +97,7 @@ extension PrivacyManager {
             ?? FeatureStateRecord(enabledFeatures: [], decidedFeatures: [])
         // As at start-up, an unfinished revocation is not reset: what it switched off stays off.
         let resets = configuration.resetEnabledFeatures && base.pendingRevocation == nil
-        if resets {
-            base = FeatureStateRecord(
-                enabledFeatures: [], decidedFeatures: [], deniedConsentCategories: base.deniedConsentCategories)
-        }
+        if resets { base = base.reset }
         state.rules.merge(undecidedSource: resets ? .reset : .configuration, stored: base)
         // Flags this catalog lacks keep their bits and decisions, and a revocation another process began stays.
         let record = state.rules.record
@@ -109,6 +106,7 @@ extension PrivacyManager {
             enabledFeatures: record.enabledFeatures.union(base.enabledFeatures.intersection(unknown)),
             decidedFeatures: record.decidedFeatures.union(base.decidedFeatures.intersection(unknown)),
             deniedConsentCategories: record.deniedConsentCategories)
+        merged.revokedFeatures = record.revokedFeatures.union(base.revokedFeatures.intersection(unknown))
         merged.pendingRevocation = base.pendingRevocation
         merged.ledgerLength = Self.later(base.ledgerLength, state.ledgerLength)
         let encoded = merged.encoded()

@@ -24,13 +24,21 @@ extension PrivacyManager {
     ///
     /// - Parameters:
     ///   - directory: The data directory this manager's store, ledger and remote layer are in.
-    ///   - watcher: What reports the changes; the system's file notifications unless a test passes a double.
     ///   - onLedgerChange: Runs, on the watcher's thread, when the consent ledger may have changed.
     /// - Returns: The token that stops the watch: cancel it, or release it.
     /// - Throws: ``FileStoreError`` when the watch cannot start (the directory's parent does not exist).
     public func watchForChangesFromOtherProcesses(
+        in directory: PrivacyDataDirectory, onLedgerChange: (@Sendable () -> Void)? = nil
+    ) throws(FileStoreError) -> ObservationToken {
+        try watchForChangesFromOtherProcesses(
+            in: directory, watcher: SystemDataDirectoryWatcher(), onLedgerChange: onLedgerChange)
+    }
+
+    /// ``watchForChangesFromOtherProcesses(in:onLedgerChange:)`` with the watcher that reports the changes: the
+    /// system's file notifications, or a test's double.
+    package func watchForChangesFromOtherProcesses(
         in directory: PrivacyDataDirectory,
-        watcher: any DataDirectoryWatcher = SystemDataDirectoryWatcher(),
+        watcher: any DataDirectoryWatcher,
         onLedgerChange: (@Sendable () -> Void)? = nil
     ) throws(FileStoreError) -> ObservationToken {
         try watcher.watch(directory) { [weak self] change in
@@ -63,7 +71,7 @@ extension PrivacyManager {
     /// decisions and refusals for every flag, with this process's unsaved change (one whose save failed) kept over
     /// them, as a save would merge it.
     ///
-    /// ``watchForChangesFromOtherProcesses(in:watcher:onLedgerChange:)`` calls it whenever another process writes the
+    /// ``watchForChangesFromOtherProcesses(in:onLedgerChange:)`` calls it whenever another process writes the
     /// state file or the remote layer; call it yourself when you learn of a change another way. Each real change of
     /// the effective set is published (one atomic store) and delivered to observers once. A category another
     /// process refused reads as refused at once; one it stopped refusing reads as this process's consent manager

@@ -150,7 +150,7 @@ extension PrivacyManager {
     /// Saves this process's change from `before` (what it last saved or read, so a change whose save failed goes
     /// with the next one) to `after` as a read-modify-write of the store: the change is made over the record read
     /// under the store's lock, so decisions and refusals other processes saved meanwhile, and flags this catalog
-    /// lacks, are kept (``FeatureStateRecord/merging(changeFrom:to:)``). A missing or corrupt record is replaced by
+    /// lacks, are kept (`FeatureStateRecord.merging(changeFrom:to:)`). A missing or corrupt record is replaced by
     /// this process's own. A record of a newer format is left as it is and reported: writing
     /// this format over it would drop what this version does not understand. Called under the lock.
     func save(

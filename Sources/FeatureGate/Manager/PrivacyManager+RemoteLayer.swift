@@ -4,7 +4,7 @@ import Foundation
 
 extension PrivacyManager {
     /// The kept payload and its validators (for a conditional request), or `nil` when none was kept.
-    public var keptRemoteLayer: RemoteLayerRecord? { state.withLock { $0.remoteRecord } }
+    package var keptRemoteLayer: RemoteLayerRecord? { state.withLock { $0.remoteRecord } }
 
     /// Replaces the remote layer with `payload`: reads it with the layer's interpreter, keeps it in the layer's file,
     /// and disables exactly what it disables (lifting what the previous payload disabled and this one does not).

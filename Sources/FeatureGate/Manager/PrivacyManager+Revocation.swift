@@ -65,6 +65,7 @@ extension PrivacyManager {
                     if let earlier = record.pendingRevocation { recorded = earlier.joined(by: pending) }
                     record.decidedFeatures.formUnion(catalog.allFeatures.union(record.enabledFeatures))
                     record.enabledFeatures = []
+                    record.revokedFeatures = record.decidedFeatures
                     record.deniedConsentCategories.formUnion(categories)
                     record.pendingRevocation = recorded
                     return record.encoded()

@@ -46,7 +46,7 @@ import Foundation
 /// and makes only this process's change over it, so a decision or refusal another process saved is never erased,
 /// and the bits and decisions of flags this catalog lacks are kept. A record in a newer format is never overwritten:
 /// the save is reported as failed instead. A running process learns of another's changes through
-/// ``watchForChangesFromOtherProcesses(in:watcher:onLedgerChange:)`` (or ``reloadStoredState()``): its checks and
+/// ``watchForChangesFromOtherProcesses(in:onLedgerChange:)`` (or ``reloadStoredState()``): its checks and
 /// observers then reflect them like its own.
 ///
 /// ## Take-aways apply first
@@ -175,10 +175,8 @@ public final class PrivacyManager: Sendable {
                                 stored = previous
                                 return nil
                             }
-                            // Every flag undecided; what else the record keeps (the refusals) stays.
-                            stored = previous ?? stored
-                            stored.decidedFeatures = []
-                            stored.enabledFeatures = []
+                            // Every flag undecided but those revoke-all decided off; the refusals stay.
+                            stored = (previous ?? stored).reset
                             resetting = true
                             let reset = stored.encoded()
                             return reset == data ? nil : reset

@@ -1,16 +1,16 @@
 import Foundation
 
 /// The last good server payload, as kept in the remote layer's file, with what a conditional request needs.
-public struct RemoteLayerRecord: Sendable, Hashable {
+package struct RemoteLayerRecord: Sendable, Hashable {
     /// The payload's bytes, exactly as the server sent them.
-    public var payload: Data
+    package var payload: Data
     /// The response's `ETag`, for `If-None-Match`.
-    public var entityTag: String?
+    package var entityTag: String?
     /// The response's `Last-Modified`, for `If-Modified-Since`.
-    public var lastModified: String?
+    package var lastModified: String?
 
     /// Creates a record.
-    public init(payload: Data, entityTag: String? = nil, lastModified: String? = nil) {
+    package init(payload: Data, entityTag: String? = nil, lastModified: String? = nil) {
         self.payload = payload
         self.entityTag = entityTag
         self.lastModified = lastModified
@@ -26,7 +26,7 @@ public struct RemoteLayerRecord: Sendable, Hashable {
 ///
 /// Several processes on one directory each read the file at start-up and replace it whole; a running process sees
 /// another's newer payload when it follows the directory
-/// (``PrivacyManager/watchForChangesFromOtherProcesses(in:watcher:onLedgerChange:)``), otherwise at its next start
+/// (``PrivacyManager/watchForChangesFromOtherProcesses(in:onLedgerChange:)``), otherwise at its next start
 /// (or its own next fetch).
 public struct RemoteLayerFile: Sendable, CustomStringConvertible {
     /// The largest file or payload read, 4 MiB: anything larger is refused (the kept layer stays, or, at start-up,
@@ -86,7 +86,7 @@ public struct RemoteLayerFile: Sendable, CustomStringConvertible {
 }
 
 /// Why the kept remote layer could not be read.
-public enum RemoteLayerFileError: Error, Sendable, CustomStringConvertible {
+package enum RemoteLayerFileError: Error, Sendable, CustomStringConvertible {
     /// The file exists but reading it failed.
     case unreadable(FileStoreError)
     /// The payload is larger than ``RemoteLayerFile/maximumSize``.
@@ -95,7 +95,7 @@ public enum RemoteLayerFileError: Error, Sendable, CustomStringConvertible {
     case malformed
 
     /// What went wrong.
-    public var description: String {
+    package var description: String {
         switch self {
         case .unreadable(let error): "\(error)"
         case .tooLarge(let size): "\(size) bytes, more than the \(RemoteLayerFile.maximumSize) allowed"

@@ -2,26 +2,26 @@ import Dispatch
 import Foundation
 
 /// Which of FeatureGate's files in a data directory may have changed.
-public struct DataDirectoryChange: OptionSet, Sendable, Hashable {
+package struct DataDirectoryChange: OptionSet, Sendable, Hashable {
     /// The bits: one per file.
-    public let rawValue: UInt8
+    package let rawValue: UInt8
 
     /// Creates a set from its raw bits.
-    public init(rawValue: UInt8) { self.rawValue = rawValue }
+    package init(rawValue: UInt8) { self.rawValue = rawValue }
 
     /// The gate's state file (``PrivacyDataDirectory/stateFile``).
-    public static let state = DataDirectoryChange(rawValue: 1 << 0)
+    package static let state = DataDirectoryChange(rawValue: 1 << 0)
     /// The consent ledger (``PrivacyDataDirectory/consentLedgerFile``).
-    public static let ledger = DataDirectoryChange(rawValue: 1 << 1)
+    package static let ledger = DataDirectoryChange(rawValue: 1 << 1)
     /// The kept remote layer (``PrivacyDataDirectory/remoteLayerFile``).
-    public static let remoteLayer = DataDirectoryChange(rawValue: 1 << 2)
+    package static let remoteLayer = DataDirectoryChange(rawValue: 1 << 2)
     /// Every file: what a watcher reports when it cannot tell which changed (the directory itself appeared or went
     /// away, the system dropped events).
-    public static let all: DataDirectoryChange = [.state, .ledger, .remoteLayer]
+    package static let all: DataDirectoryChange = [.state, .ledger, .remoteLayer]
 
     /// The change a write of the file `name` in the directory makes, or `[]` for a file that is not FeatureGate's
     /// (the lock file, a temporary file, an SDK's subdirectory).
-    public init(fileName name: String) {
+    package init(fileName name: String) {
         switch name {
         case PrivacyDataDirectory.stateFileName: self = .state
         case PrivacyDataDirectory.consentLedgerFileName: self = .ledger
@@ -34,8 +34,8 @@ public struct DataDirectoryChange: OptionSet, Sendable, Hashable {
 /// Tells when a data directory's files change, whichever process changed them: the seam through which a running
 /// process learns of the changes its app's other processes (extensions) make.
 ///
-/// ``SystemDataDirectoryWatcher`` is the real one; a test passes a double that reports changes when told.
-public protocol DataDirectoryWatcher: Sendable {
+/// `SystemDataDirectoryWatcher` is the real one; a test passes a double that reports changes when told.
+package protocol DataDirectoryWatcher: Sendable {
     /// Starts watching `directory` and calls `handler` with the files that changed, soon after they change, until
     /// the returned token is cancelled or released.
     ///
@@ -58,12 +58,12 @@ public protocol DataDirectoryWatcher: Sendable {
 /// and the remote layer are renamed into place, the ledger is appended to and closed). On Apple platforms a
 /// dispatch source on the directory sees files renamed into or deleted from it, and one on the ledger sees appends.
 /// Until the directory exists, its parent is watched for its creation.
-public struct SystemDataDirectoryWatcher: DataDirectoryWatcher {
+package struct SystemDataDirectoryWatcher: DataDirectoryWatcher {
     /// Creates a watcher. Touches nothing.
-    public init() {}
+    package init() {}
 
-    /// Starts the watch; see ``DataDirectoryWatcher/watch(_:handler:)``.
-    public func watch(
+    /// Starts the watch; see `DataDirectoryWatcher.watch(_:handler:)`.
+    package func watch(
         _ directory: PrivacyDataDirectory, handler: @escaping @Sendable (DataDirectoryChange) -> Void
     ) throws(FileStoreError) -> ObservationToken {
         let watch = try DirectoryWatch(directory: directory, handler: handler)

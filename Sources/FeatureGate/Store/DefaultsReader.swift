@@ -106,18 +106,18 @@ extension StoredDefaultsValue {
 
 /// A key of a preference store holds a value of the wrong type: nothing was read from it, and it must not be
 /// overwritten with defaults (it may be another program's record, or a newer version's).
-public struct StoredValueTypeError: Error, Sendable, Hashable, CustomStringConvertible {
+package struct StoredValueTypeError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The key read.
-    public let key: String
+    package let key: String
     /// Where it was read (a suite name, `standard`).
-    public let store: String
+    package let store: String
     /// What was found.
-    public let found: StoredDefaultsValue
+    package let found: StoredDefaultsValue
     /// What was expected.
-    public let expected: String
+    package let expected: String
 
     /// Creates the error.
-    public init(key: String, store: String, found: StoredDefaultsValue, expected: String) {
+    package init(key: String, store: String, found: StoredDefaultsValue, expected: String) {
         self.key = key
         self.store = store
         self.found = found
@@ -125,13 +125,13 @@ public struct StoredValueTypeError: Error, Sendable, Hashable, CustomStringConve
     }
 
     /// `STORE: KEY: found FOUND, expected EXPECTED`.
-    public var description: String { "\(store): \(key): found \(found), expected \(expected)" }
+    package var description: String { "\(store): \(key): found \(found), expected \(expected)" }
 }
 
 extension DefaultsReader {
     /// The bytes under `key` (a feature store's record), or `nil` when the key is absent.
     ///
-    /// - Throws: ``DefaultsReadError`` when the store cannot be read now, ``StoredValueTypeError`` when the key holds
+    /// - Throws: ``DefaultsReadError`` when the store cannot be read now, `StoredValueTypeError` when the key holds
     ///   something other than data: both say "unknown", never "nothing stored".
     package func record(forKey key: String, store: String) throws -> Data? {
         switch try value(forKey: key) {

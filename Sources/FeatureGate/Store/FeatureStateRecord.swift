@@ -33,26 +33,35 @@ public enum FeatureStateRecordError: Error, Sendable, Hashable, CustomStringConv
 ///   a flag that was off.
 ///
 /// A version 2 record may also hold `"pendingRevocation":{...}` (``PendingRevocation``) while a revoke-all
-/// is unfinished; it is written only then.
+/// is unfinished, and `"revokedFeatures":<bitmask>` once a revoke-all decided flags off that nobody has turned on
+/// since; each is written only then.
 ///
 /// Bitmasks use Airship's bit positions. A reader ignores fields it does not know and refuses versions above its
 /// own.
-public struct FeatureStateRecord: Sendable, Hashable {
+package struct FeatureStateRecord: Sendable, Hashable {
     /// The version this build writes, and the highest it reads.
-    public static let currentVersion = 2
+    package static let currentVersion = 2
 
     /// Every bit: what a version 1 record, which predates undecided flags, reads as decided.
-    public static let everyFlag = Feature(rawValue: .max)
+    package static let everyFlag = Feature(rawValue: .max)
 
     /// The decided flags that are on. Always a subset of ``decidedFeatures``.
-    public var enabledFeatures: Feature
+    package var enabledFeatures: Feature
     /// The flags someone decided; the rest follow the configuration.
-    public var decidedFeatures: Feature
+    package var decidedFeatures: Feature
     /// The consent categories last refused (denied or restricted) through ``ConsentManager``.
-    public var deniedConsentCategories: Set<ConsentCategory>
+    package var deniedConsentCategories: Set<ConsentCategory>
     /// The revoke-all that began and has not finished, if any (key `pendingRevocation`, written only when there is
     /// one). Saves that do not change it keep the stored one.
-    public var pendingRevocation: PendingRevocation?
+    package var pendingRevocation: PendingRevocation?
+    /// The flags a revoke-all decided off that nobody has turned on since (key `revokedFeatures`, written only when
+    /// there are any). Revoke-all is the user's refusal: `resetEnabledFeatures` keeps these flags decided off, as it
+    /// keeps consent refusals. Always a subset of ``decidedFeatures`` and disjoint from ``enabledFeatures``.
+    package var revokedFeatures: Feature {
+        get { revoked.intersection(decidedFeatures).subtracting(enabledFeatures) }
+        set { revoked = newValue.intersection(decidedFeatures).subtracting(enabledFeatures) }
+    }
+    private var revoked: Feature = []
     /// How far into the consent ledger (its length in bytes) the record reflects: written by each consent change
     /// with the ledger's length after its record (key `ledgerLength`, only once known). A start that finds the
     /// ledger longer applies the records after this point, as a journal replays committed records.
@@ -64,7 +73,7 @@ public struct FeatureStateRecord: Sendable, Hashable {
     ///   - enabledFeatures: The decided flags that are on.
     ///   - decidedFeatures: The decided flags; the default, every flag, describes a whole set chosen at once.
     ///   - deniedConsentCategories: The refused consent categories.
-    public init(
+    package init(
         enabledFeatures: Feature,
         decidedFeatures: Feature = everyFlag,
         deniedConsentCategories: Set<ConsentCategory> = []
@@ -72,6 +81,16 @@ public struct FeatureStateRecord: Sendable, Hashable {
         self.enabledFeatures = enabledFeatures.intersection(decidedFeatures)
         self.decidedFeatures = decidedFeatures
         self.deniedConsentCategories = deniedConsentCategories
+    }
+
+    /// What a `resetEnabledFeatures` launch keeps of this record: every flag undecided except those revoke-all
+    /// decided off, which stay off, and every consent refusal. The pending revocation, if any, is not kept: a
+    /// record with one is not reset.
+    package var reset: FeatureStateRecord {
+        var kept = FeatureStateRecord(
+            enabledFeatures: [], decidedFeatures: revokedFeatures, deniedConsentCategories: deniedConsentCategories)
+        kept.revokedFeatures = revokedFeatures
+        return kept
     }
 
     /// `self`, a record just read from the store, with the change from `before` to `after` made over it: the flags
@@ -92,6 +111,9 @@ public struct FeatureStateRecord: Sendable, Hashable {
             decidedFeatures: decided,
             deniedConsentCategories: deniedConsentCategories.union(refused).subtracting(unrefused)
         )
+        let revokedChanged = changed.union(before.revokedFeatures.symmetricDifference(after.revokedFeatures))
+        merged.revokedFeatures = revokedFeatures.subtracting(revokedChanged)
+            .union(after.revokedFeatures.intersection(revokedChanged))
         merged.pendingRevocation =
             before.pendingRevocation == after.pendingRevocation ? pendingRevocation : after.pendingRevocation
         merged.ledgerLength = ledgerLength
@@ -105,6 +127,7 @@ public struct FeatureStateRecord: Sendable, Hashable {
         var deniedConsentCategories: [ConsentCategory]?
         var pendingRevocation: PendingRevocation?
         var ledgerLength: Int?
+        var revokedFeatures: UInt?
     }
 
     private struct VersionOnly: Decodable {
@@ -116,7 +139,7 @@ public struct FeatureStateRecord: Sendable, Hashable {
     /// The bytes are what `JSONEncoder` with sorted keys writes, built directly: the manager saves on every
     /// decision, and an encoder there cost about 6 µs and 13 allocations per toggle. Only category names, which
     /// may need escaping, go through the encoder, and only when there are any.
-    public func encoded() -> Data {
+    package func encoded() -> Data {
         var categories = "[]"
         if !deniedConsentCategories.isEmpty {
             let encoder = JSONEncoder()
@@ -130,9 +153,10 @@ public struct FeatureStateRecord: Sendable, Hashable {
             #""pendingRevocation":\#(String(decoding: $0.encoded(), as: UTF8.self)),"#
         }
         let length = ledgerLength.map { #""ledgerLength":\#($0),"# }
+        let revoked = revokedFeatures.isEmpty ? "" : #""revokedFeatures":\#(revokedFeatures.rawValue),"#
         let json = #"""
             {"decidedFeatures":\#(decided),"deniedConsentCategories":\#(categories),\#
-            "enabledFeatures":\#(enabled),\#(length ?? "")\#(pending ?? "")"version":\#(version)}
+            "enabledFeatures":\#(enabled),\#(length ?? "")\#(pending ?? "")\#(revoked)"version":\#(version)}
             """#
         return Data(json.utf8)
     }
@@ -140,7 +164,7 @@ public struct FeatureStateRecord: Sendable, Hashable {
     /// Decodes a record of any supported version. Bits outside any catalog are kept; the caller masks them.
     ///
     /// - Throws: ``FeatureStateRecordError`` for anything but a well-formed record of a supported version.
-    public init(decoding data: Data) throws(FeatureStateRecordError) {
+    package init(decoding data: Data) throws(FeatureStateRecordError) {
         let decoder = JSONDecoder()
         let version: Int
         do {
@@ -172,11 +196,12 @@ public struct FeatureStateRecord: Sendable, Hashable {
         )
         pendingRevocation = payload.pendingRevocation
         ledgerLength = payload.ledgerLength.flatMap { $0 >= 0 ? $0 : nil }
+        revokedFeatures = Feature(rawValue: payload.revokedFeatures ?? 0)
     }
 
     /// Encodes a whole set chosen at once: every flag decided, `features` on, no consent refusals.
     @available(*, deprecated, message: "Use FeatureStateRecord(enabledFeatures:).encoded()")
-    public static func encode(_ features: Feature) -> Data {
+    package static func encode(_ features: Feature) -> Data {
         FeatureStateRecord(enabledFeatures: features).encoded()
     }
 
@@ -184,7 +209,7 @@ public struct FeatureStateRecord: Sendable, Hashable {
     ///
     /// - Throws: ``FeatureStateRecordError`` for anything but a well-formed record of a supported version.
     @available(*, deprecated, message: "Use FeatureStateRecord(decoding:).enabledFeatures")
-    public static func decode(_ data: Data) throws(FeatureStateRecordError) -> Feature {
+    package static func decode(_ data: Data) throws(FeatureStateRecordError) -> Feature {
         try FeatureStateRecord(decoding: data).enabledFeatures
     }
 

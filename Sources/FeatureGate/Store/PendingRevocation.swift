@@ -1,6 +1,6 @@
 import Foundation
 
-/// A revoke-all that began and has not finished, kept in the gate's state record (``FeatureStateRecord``).
+/// A revoke-all that began and has not finished, kept in the gate's state record (`FeatureStateRecord`).
 ///
 /// Revoke-all writes it, in the same locked read-modify-write that disables every feature and refuses every
 /// consent category, before it changes anything else. A process killed at any point after that leaves it behind,

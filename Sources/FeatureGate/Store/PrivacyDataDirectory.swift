@@ -20,7 +20,7 @@ import Foundation
 ///
 /// A value of this type only computes URLs: it creates, reads and writes nothing.
 public struct PrivacyDataDirectory: Sendable, Hashable, CustomStringConvertible {
-    /// `featuregate-state.json`: the gate's persisted state, a ``FeatureStateRecord`` in JSON.
+    /// `featuregate-state.json`: the gate's persisted state, a `FeatureStateRecord` in JSON.
     public static let stateFileName = "featuregate-state.json"
     /// `consent-ledger.jsonl`: the consent audit trail, one JSON object per line.
     public static let consentLedgerFileName = "consent-ledger.jsonl"

@@ -9,7 +9,7 @@ import Foundation
 /// there every save and remove calls it and throws `CocoaError(.fileWriteUnknown)` when it fails; Apple platforms
 /// persist on their own and do not call it.
 ///
-/// A load tells apart a key never written (`nil`), one holding something else (``StoredValueTypeError``: Airship,
+/// A load tells apart a key never written (`nil`), one holding something else (`StoredValueTypeError`: Airship,
 /// for one, keeps an integer) and defaults that cannot be read now (``DefaultsReadError``: pass
 /// `isDataAvailable`, see ``UserDefaultsReader``). The two errors are thrown, so the manager does not take the
 /// configuration as the stored state, nor overwrite the real record with it.
@@ -33,7 +33,7 @@ public struct UserDefaultsFeatureStore: FeatureStore, @unchecked Sendable {
 
     /// Returns the data under the key, or `nil` when the key is absent.
     ///
-    /// - Throws: ``StoredValueTypeError`` or ``DefaultsReadError``.
+    /// - Throws: `StoredValueTypeError` or ``DefaultsReadError``.
     public func load() throws -> Data? { try reader.record(forKey: key, store: reader.storeName) }
 
     /// Sets the data under the key.

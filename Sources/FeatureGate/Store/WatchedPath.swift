@@ -8,7 +8,7 @@ import Darwin
 import Android
 #endif
 
-/// Opening a path only to watch it (the Darwin ``SystemDataDirectoryWatcher``'s dispatch sources).
+/// Opening a path only to watch it (the Darwin `SystemDataDirectoryWatcher`'s dispatch sources).
 package enum WatchedPath {
     /// The `open(2)` flags of a descriptor that is only watched: never blocks (a FIFO planted at a watched name
     /// would otherwise block the open until a writer comes, and the watcher arms inside `queue.sync`, so the launch

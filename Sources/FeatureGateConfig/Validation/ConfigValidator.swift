@@ -266,6 +266,13 @@ package struct ConfigValidator {
                 "expected \(expected), found \(entry.value.summary)")
             return nil
         }
+        if reset {
+            report(
+                .warning, .resetDiscardsChoices, key, line: entry.value.line, found: entry.value.summary,
+                expected: "false, to keep the user's choices across launches",
+                "true: every launch discards the choices the app and the user made and applies enabledFeatures "
+                    + "again, keeping only their refusals (consent refusals, and the flags revoke-all turned off)")
+        }
         return reset
     }
 

@@ -6,7 +6,7 @@ import Foundation
 /// The output holds only `enabledFeatures`, as an array of names sorted alphabetically, and
 /// `resetEnabledFeatures`. Features are written by name, never as `all` or a bitmask, so the file keeps meaning the
 /// same flags when an SDK adds new ones. Bits outside the catalog are not written.
-public enum ConfigWriter {
+package enum ConfigWriter {
     /// The file contents for `configuration` in `format`.
     ///
     /// - Parameters:
@@ -15,7 +15,7 @@ public enum ConfigWriter {
     ///     plist has no booleans, so `resetEnabledFeatures` is written `YES` or `NO`, which the reader accepts there.
     ///     A `.properties` file (for Airship Android) starts with a comment and lists the names, or `none`.
     ///   - catalog: The names to write the flags under.
-    public static func data(
+    package static func data(
         for configuration: PrivacyConfiguration,
         as format: ConfigFormat,
         catalog: FeatureCatalog = .builtIn

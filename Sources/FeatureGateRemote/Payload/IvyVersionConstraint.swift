@@ -10,9 +10,9 @@
 ///   A version that is not `N(.N)*` is in no range.
 ///
 /// Anything else is malformed, and ``init(_:)`` throws.
-public struct IvyVersionConstraint: Sendable, Hashable, CustomStringConvertible {
+package struct IvyVersionConstraint: Sendable, Hashable, CustomStringConvertible {
     /// The constraint as written.
-    public let text: String
+    package let text: String
     private let form: Form
 
     private enum Form: Hashable {
@@ -28,8 +28,8 @@ public struct IvyVersionConstraint: Sendable, Hashable, CustomStringConvertible 
 
     /// Parses `text`.
     ///
-    /// - Throws: ``IvyConstraintError`` when `text` is not one of the forms above.
-    public init(_ text: String) throws(IvyConstraintError) {
+    /// - Throws: `IvyConstraintError` when `text` is not one of the forms above.
+    package init(_ text: String) throws(IvyConstraintError) {
         self.text = text
         let compact = String(text.unicodeScalars.filter { !$0.properties.isWhitespace })
         guard let first = compact.first, let last = compact.last else {
@@ -52,7 +52,7 @@ public struct IvyVersionConstraint: Sendable, Hashable, CustomStringConvertible 
     }
 
     /// Whether `version` satisfies the constraint. Never throws: a version the constraint cannot read does not match.
-    public func matches(_ version: String) -> Bool {
+    package func matches(_ version: String) -> Bool {
         let normalized = Self.droppingQualifier(String(version.unicodeScalars.filter { !$0.properties.isWhitespace }))
         switch form {
         case .prefix(let stem): return normalized.hasPrefix(stem)
@@ -73,7 +73,7 @@ public struct IvyVersionConstraint: Sendable, Hashable, CustomStringConvertible 
     }
 
     /// The constraint as written.
-    public var description: String { text }
+    package var description: String { text }
 
     // MARK: - Parsing
 
@@ -159,13 +159,13 @@ public struct IvyVersionConstraint: Sendable, Hashable, CustomStringConvertible 
     }
 }
 
-/// A version constraint that is not one of the Ivy forms ``IvyVersionConstraint`` reads.
-public struct IvyConstraintError: Error, Sendable, Hashable, CustomStringConvertible {
+/// A version constraint that is not one of the Ivy forms `IvyVersionConstraint` reads.
+package struct IvyConstraintError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The constraint as written.
-    public let constraint: String
+    package let constraint: String
     /// What is wrong with it.
-    public let problem: String
+    package let problem: String
 
     /// `"1.a": it is neither N(.N)*, a prefix P+ nor a range`.
-    public var description: String { "\"\(constraint)\": \(problem)" }
+    package var description: String { "\"\(constraint)\": \(problem)" }
 }

@@ -2,39 +2,39 @@ import FeatureGate
 import Foundation
 
 /// What a payload disables for one target, and how each name and rule was read.
-public struct RemoteConfigDecision: Sendable, Hashable {
+package struct RemoteConfigDecision: Sendable, Hashable {
     /// The flags to disable, the rule or name behind each, and the refresh interval the applying rules ask for.
-    public var disables: RemoteDisables
+    package var disables: RemoteDisables
     /// Every `disabled_features` entry, in order.
-    public var names: [RemoteNameOutcome]
+    package var names: [RemoteNameOutcome]
     /// Every `disable_features` rule, in order, applying or not.
-    public var rules: [RemoteRuleOutcome]
+    package var rules: [RemoteRuleOutcome]
     /// Whether the input was a remote-data response (`payloads`) rather than a bare app config.
-    public var isResponse: Bool
+    package var isResponse: Bool
 }
 
 /// One `disabled_features` entry.
-public struct RemoteNameOutcome: Sendable, Hashable {
+package struct RemoteNameOutcome: Sendable, Hashable {
     /// `disabled_features[N]`.
-    public var keyPath: String
+    package var keyPath: String
     /// The name as written.
-    public var name: String
+    package var name: String
     /// The flags it disables.
-    public var features: Feature
+    package var features: Feature
 }
 
 /// One legacy `disable_features` rule: what it would disable, whether it applies, and why.
-public struct RemoteRuleOutcome: Sendable, Hashable {
+package struct RemoteRuleOutcome: Sendable, Hashable {
     /// `disable_features[N]`.
-    public var keyPath: String
+    package var keyPath: String
     /// The flags its `modules` name.
-    public var features: Feature
+    package var features: Feature
     /// Whether every constraint matched, so its flags are disabled.
-    public var applies: Bool
+    package var applies: Bool
     /// One line per constraint, such as `sdk_versions[0] "17.+" matches SDK 17.2.0`.
-    public var explanation: [String]
+    package var explanation: [String]
     /// Its `remote_data_refresh_interval`, in seconds.
-    public var refreshInterval: Double?
+    package var refreshInterval: Double?
 }
 
 /// Reads Airship's remote-data payloads: the one parser behind the remote layer and `featuregate remote check`.
@@ -44,31 +44,31 @@ public struct RemoteRuleOutcome: Sendable, Hashable {
 /// winning (`null` there removes the key). In the merged config, `disabled_features` names flags and
 /// `disable_features` holds rules targeted by `sdk_versions` (Ivy constraints) and `app_versions` (a predicate).
 /// Anything malformed on those paths, even in a rule that would not apply, refuses the whole payload with a
-/// ``RemotePayloadError``: the parser never widens, drops or guesses.
+/// `RemotePayloadError`: the parser never widens, drops or guesses.
 ///
 /// A top-level `ok` that is present and not `true` (`{"ok":false,"payloads":[]}`) marks a failed response: it is
 /// refused too, so it can never lift a kill switch.
-public enum RemoteConfigParser {
+package enum RemoteConfigParser {
     /// The largest payload read: 4 MiB (`RemoteLayerFile.maximumSize`).
-    public static let maximumSize = RemoteLayerFile.maximumSize
+    package static let maximumSize = RemoteLayerFile.maximumSize
 
     /// The `disabled_features` names (matched case-insensitively) and their flags.
-    public static let featureNames: [String: Feature] = [
+    package static let featureNames: [String: Feature] = [
         "push": .push, "contacts": .contacts, "message_center": .messageCenter, "analytics": .analytics,
         "tags_and_attributes": .tagsAndAttributes, "in_app_automation": .inAppAutomation,
         "feature_flags": .featureFlags, "all": .all, "none": [],
     ]
 
     /// The legacy `modules` names that map to a flag (matched case-insensitively); any other name is ignored.
-    public static let moduleNames: [String: Feature] = [
+    package static let moduleNames: [String: Feature] = [
         "push": .push, "analytics": .analytics, "message_center": .messageCenter, "in_app_v2": .inAppAutomation,
         "automation": .inAppAutomation, "contact": .contacts, "named_user": .contacts,
     ]
 
     /// Reads `data` for `target`.
     ///
-    /// - Throws: ``RemotePayloadError`` naming the key path of the first problem.
-    public static func parse(
+    /// - Throws: `RemotePayloadError` naming the key path of the first problem.
+    package static func parse(
         _ data: Data, for target: RemoteConfigTarget
     ) throws(RemotePayloadError) -> RemoteConfigDecision {
         guard data.count <= maximumSize else {
@@ -388,7 +388,7 @@ public struct RemoteConfigInterpreter: RemotePayloadInterpreter {
 
     /// What `payload` disables for ``target``.
     ///
-    /// - Throws: ``RemotePayloadError``.
+    /// - Throws: `RemotePayloadError`.
     public func disables(in payload: Data) throws -> RemoteDisables {
         try RemoteConfigParser.parse(payload, for: target).disables
     }

@@ -8,7 +8,7 @@ public enum RemoteDataPlatform: String, Sendable, Hashable, CaseIterable {
 
 /// Who a payload is read for: the platform, the SDK's version and the app's version.
 ///
-/// Versions are matched by ``IvyVersionConstraint``; a version it cannot read (such as `1.2 (45)`) matches only
+/// Versions are matched by `IvyVersionConstraint`; a version it cannot read (such as `1.2 (45)`) matches only
 /// the prefix forms and the constraint `+`.
 public struct RemoteConfigTarget: Sendable, Hashable {
     /// The platform.

@@ -33,7 +33,7 @@ import Foundation
 ///
 /// ## Servers that fail
 /// A backend that throws ``RetryAfterError`` (its server answered 429 or 503 with `Retry-After`) gets no further
-/// attempt, in this flush or a later one, until the wait has passed (at most ``RetryAfter/maximum``); its batch
+/// attempt, in this flush or a later one, until the wait has passed (at most `RetryAfter.maximum`); its batch
 /// waits in its backlog.
 ///
 /// Delivery is at least once: a batch whose answer was lost (the server took it, the connection dropped) is sent

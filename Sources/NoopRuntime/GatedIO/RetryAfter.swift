@@ -8,12 +8,12 @@ import Foundation
 /// capped at ``maximum`` (1 day), so a hostile or mistaken value cannot silence an endpoint for longer (a kill
 /// switch's lift, say, always reaches the app within a day). It is read only on 429 and 503, as HTTP defines it
 /// there; on any other status it is ignored.
-public enum RetryAfter {
+package enum RetryAfter {
     /// The longest wait obeyed: 1 day. A longer value counts as 1 day.
-    public static let maximum: Duration = .seconds(86_400)
+    package static let maximum: Duration = .seconds(86_400)
 
     /// The statuses whose `Retry-After` is obeyed: 429 and 503.
-    public static let statusCodes: Set<Int> = [429, 503]
+    package static let statusCodes: Set<Int> = [429, 503]
 
     /// How long `response` asks to wait, capped at ``maximum``, or `nil` when it does not ask (another status, no
     /// field, or a value that is neither delta-seconds nor an HTTP date). A date in the past is no wait (`.zero`).
@@ -21,7 +21,7 @@ public enum RetryAfter {
     /// - Parameters:
     ///   - response: The server's answer.
     ///   - now: The current time, to turn an HTTP date into a wait.
-    public static func delay(in response: TransportResponse, now: Date = Date()) -> Duration? {
+    package static func delay(in response: TransportResponse, now: Date = Date()) -> Duration? {
         guard statusCodes.contains(response.statusCode), let value = response.header("Retry-After") else {
             return nil
         }
@@ -30,7 +30,7 @@ public enum RetryAfter {
 
     /// Reads a `Retry-After` value: delta-seconds (`120`) or an HTTP date (`Fri, 27 Nov 2026 09:00:00 GMT`, or
     /// the obsolete RFC 850 and asctime forms), capped at ``maximum``; `nil` when it is neither.
-    public static func delay(parsing value: String, now: Date = Date()) -> Duration? {
+    package static func delay(parsing value: String, now: Date = Date()) -> Duration? {
         let text = value.trimmingCharacters(in: .whitespaces)
         let cap = Double(maximum.components.seconds)
         if !text.isEmpty, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) {
@@ -66,17 +66,17 @@ public enum RetryAfter {
 public struct RetryAfterError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The status the server answered.
     public var statusCode: Int
-    /// How long the server asked to wait, capped at ``RetryAfter/maximum``.
+    /// How long the server asked to wait, capped at `RetryAfter.maximum`.
     public var delay: Duration
 
     /// An error for a server that answered `statusCode` and asked to wait `delay` (capped at
-    /// ``RetryAfter/maximum``).
+    /// `RetryAfter.maximum`).
     public init(statusCode: Int, delay: Duration) {
         self.statusCode = statusCode
         self.delay = min(max(delay, .zero), RetryAfter.maximum)
     }
 
-    /// The error `response` calls for, or `nil` when it asks for no wait (see ``RetryAfter/delay(in:now:)``).
+    /// The error `response` calls for, or `nil` when it asks for no wait (see `RetryAfter.delay(in:now:)`).
     public init?(response: TransportResponse, now: Date = Date()) {
         guard let delay = RetryAfter.delay(in: response, now: now) else { return nil }
         self.init(statusCode: response.statusCode, delay: delay)

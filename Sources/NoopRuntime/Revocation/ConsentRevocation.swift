@@ -265,7 +265,7 @@ public struct ConsentRevocation: Sendable {
             // The record is gone (or replaced): another call finished it, its erasure included.
             current.isErasureOwed = false
         }
-        if let erasure, !claimed || (pending.isErasureOwed && !current.isErasureOwed) {
+        if erasure != nil, !claimed || (pending.isErasureOwed && !current.isErasureOwed) {
             report.erasure = .refusedNoPermit
         } else if let erasure {
             let sending = Task { [runtime, now, current] in

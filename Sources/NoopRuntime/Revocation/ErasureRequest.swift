@@ -51,7 +51,7 @@ public enum ErasureOutcome: Sendable, CustomStringConvertible {
     /// Sent and accepted: the server answered 2xx with this response. The erasure is done.
     case sent(TransportResponse)
     /// The server answered 408, 429 or 5xx: still owed, sent again at the next call or start, not before
-    /// `notBefore` when the server gave a `Retry-After` (capped at ``RetryAfter/maximum``).
+    /// `notBefore` when the server gave a `Retry-After` (capped at `RetryAfter.maximum`).
     case retryLater(TransportResponse, notBefore: Date?)
     /// The server answered a redirect (3xx), which an erasure never follows (its identifier and idempotency key
     /// must not go to another endpoint): still owed. Point the request at the final endpoint.

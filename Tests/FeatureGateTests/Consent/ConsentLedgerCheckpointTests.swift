@@ -346,7 +346,7 @@ import Darwin
             let status = [ConsentStatus.granted, .denied, .restricted, .unknown].randomElement(using: &random)!
             switch Int.random(in: 0..<10, using: &random) {
             case 0..<6: _ = try? await from.consent.setStatus(status, for: category, source: .user)
-            case 6..<9: _ = try? await from.consent.applyAnswer(status, for: category, from: .cmp)
+            case 6..<9: _ = try? await from.consent.applyAnswer(status, for: category, source: .cmp)
             default: _ = try? await from.consent.applyGlobalPrivacyControl(Bool.random(using: &random))
             }
             let made = from.observed.all[seen...].map { [$0.category.rawValue, "\($0.current)", "\($0.source)"] }

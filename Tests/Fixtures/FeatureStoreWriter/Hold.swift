@@ -19,7 +19,7 @@ func holdLock(directory: URL, leavingTemporary: Bool) -> Never {
     guard descriptor >= 0, flock(descriptor, LOCK_EX) == 0 else { exit(1) }
     if leavingTemporary {
         let temporary = path + "/." + PrivacyDataDirectory.stateFileName + ".tmp-\(getpid())-1"
-        FileManager.default.createFile(atPath: temporary, contents: Data("{".utf8))
+        _ = FileManager.default.createFile(atPath: temporary, contents: Data("{".utf8))
     }
     FileHandle.standardOutput.write(Data("saving\n".utf8))
     while true { pause() }

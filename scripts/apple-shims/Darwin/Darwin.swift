@@ -16,6 +16,13 @@ public var F_FULLFSYNC: Int32 { 51 }
 /// https://developer.apple.com/documentation/xcode/reducing-disk-writes (fcntl(2), macOS SDK <sys/fcntl.h>)
 public var F_BARRIERFSYNC: Int32 { 85 }
 
+// MARK: Socket options Darwin adds
+
+/// `SO_NOSIGPIPE`: a write to a socket whose peer closed fails with `EPIPE` instead of raising `SIGPIPE`.
+/// https://developer.apple.com/library/archive/documentation/System/Conceptual/ManPages_iPhoneOS/man2/setsockopt.2.html
+/// (value from <sys/socket.h>, macOS SDK)
+public var SO_NOSIGPIPE: Int32 { 0x1022 }
+
 // MARK: Constants whose type differs from Glibc's
 
 // Glibc imports `SOCK_STREAM` as a case of the enum `__socket_type`; Darwin's <sys/socket.h> has a macro, which Swift

@@ -55,7 +55,7 @@ extension ConsentManager {
                 reading = later
             }
             ledgerSnapshot = reading.snapshot
-            reconcile(with: reading.snapshot.trail)
+            _ = reconcile(with: reading.snapshot.trail)  // Observers are notified inside.
             if disagrees {
                 diagnostics.append(.ledgerCheckpointMismatch(ledger: name))
                 let unreadable = reading.snapshot.trail.unreadableEntries

@@ -12,7 +12,7 @@ extension ConsentManager {
     /// next call tries again. Writes nothing but what the changes decide in the gate state.
     ///
     /// Call it when the ledger may have changed: from the `onLedgerChange` closure of
-    /// ``PrivacyManager/watchForChangesFromOtherProcesses(in:watcher:onLedgerChange:)``, and when protected data
+    /// ``PrivacyManager/watchForChangesFromOtherProcesses(in:onLedgerChange:)``, and when protected data
     /// becomes available after a launch that could not read the ledger.
     ///
     /// - Returns: The changes applied, in order, as the observers received them.
