@@ -245,6 +245,13 @@ enum SARIFLog {
                 "Invalid value", "A value of the right type outside what is accepted.",
                 "Write a value in the range the message gives."
             )
+        case .resetDiscardsChoices:
+            (
+                "Reset discards choices",
+                "resetEnabledFeatures is true: every launch discards the choices the app and the user made, keeping only "
+                    + "their refusals (consent refusals, and the flags revoke-all turned off).",
+                "Ship resetEnabledFeatures: true in one release only, then remove it."
+            )
         }
     }
 }

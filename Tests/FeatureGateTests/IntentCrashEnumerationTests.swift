@@ -105,4 +105,14 @@ import Testing
         #expect(failures.isEmpty, "\(failures)")
         print("IntentCrashEnumerationTests: \(kind): \(explored) crash points explored")
     }
+
+    /// A revoke-all folded from its intent marks what it turned off as the user's refusal, as its locked write does,
+    /// so a later launch with `resetEnabledFeatures` keeps every flag off; a plain disable marks nothing.
+    @Test func revokeAllFoldedFromItsIntentIsKeptByAReset() {
+        let before = FeatureStateRecord(enabledFeatures: [.push, .analytics], decidedFeatures: [.push, .analytics])
+        let revoked = Self.intent(.revoke).applied(to: before)
+        #expect(revoked.enabledFeatures.isEmpty)
+        #expect(revoked.revokedFeatures == FeatureCatalog.builtIn.allFeatures)
+        #expect(Self.intent(.disable).applied(to: before).revokedFeatures.isEmpty)
+    }
 }

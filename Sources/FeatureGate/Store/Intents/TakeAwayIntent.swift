@@ -50,6 +50,8 @@ package struct TakeAwayIntent: Sendable, Hashable, Codable {
         result.decidedFeatures.formUnion(off)
         result.enabledFeatures.subtract(off)
         result.deniedConsentCategories.formUnion(refuse)
+        // As revoke-all's locked write, too: every flag it decided off is the user's refusal, which a reset keeps.
+        if pendingRevocation != nil { result.revokedFeatures = result.decidedFeatures }
         return result
     }
 
