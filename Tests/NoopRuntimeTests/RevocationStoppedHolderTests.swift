@@ -23,15 +23,9 @@ import Testing
         let holder = try StoppedLockHolder(directory: data.url)
         defer { holder.release() }
 
-        let report = LockedValue<RevocationReport?>(nil)
-        Task {
-            let done = await revocation.revokeAll()
-            report.withLock { $0 = done }
-        }
-        #expect(
-            await eventually(turns: 2_000) { report.withLock { $0 } != nil }, "revokeAll waited for the stopped process"
-        )
-        guard let finished = report.withLock({ $0 }) else { return }
+        let report = await revokeAllReturning(revocation)
+        #expect(report != nil, "revokeAll waited for the stopped process")
+        guard let finished = report else { return }
         #expect(!privacy.isAnyEnabled())
         #expect(await consent.status(for: .analytics) == .denied)
         // What it could not write is reported, not waited for.

@@ -37,14 +37,8 @@ import Testing
         let holder = try StoppedLockHolder(directory: data.url)
         defer { holder.release() }
 
-        let report = LockedValue<RevocationReport?>(nil)
-        Task {
-            let done = await revocation.revokeAll()
-            report.withLock { $0 = done }
-        }
-        #expect(
-            await eventually(turns: 2_000) { report.withLock { $0 } != nil }, "revokeAll waited for the stopped process"
-        )
+        let report = await revokeAllReturning(revocation)
+        #expect(report != nil, "revokeAll waited for the stopped process")
         #expect(!privacy.isAnyEnabled())
         // Left for the next start, and recorded so (durably, though the lock was busy).
         #expect(privacy.pendingRevocation?.areSubsystemsPurged == false)
