@@ -7,7 +7,7 @@ import Testing
     /// subsystem's history is a valid lifecycle, one opt-out per stop, and the end state matches the gate.
     @Test func thousandsOfTogglesKeepTransitionsSerialAndConsistent() async {
         let privacy = gate()
-        let ledger = IOLedger()
+        let ledger = IOCounter()
         let transport = RecordingTransport()
         let overlap = OverlapDetector()
         let runtime = SubsystemRuntime(privacy: privacy)
@@ -17,7 +17,7 @@ import Testing
             let name = FeatureCatalog.builtIn.name(of: flag)!
             let log = Collector<String>()
             logs[name] = log
-            let optOut = GatedTransport(transport, features: flag, privacy: privacy, ledger: ledger)
+            let optOut = GatedTransport(transport, features: flag, privacy: privacy, counter: ledger)
             runtime.register(
                 RecordingSubsystem(name, needs: flag, log: log, inFlight: overlap, optOutTransport: optOut)
             )
@@ -79,7 +79,7 @@ import Testing
     /// still waiting, exactly once.
     @Test func concurrentTrackingFlushingAndTogglingAccountsForEveryEvent() async {
         let privacy = gate(.analytics)
-        let ledger = IOLedger()
+        let ledger = IOCounter()
         let backend = ScriptedBackend("upload")
         let events = GatedEventBuffer<Int>(
             features: .analytics,
@@ -87,7 +87,7 @@ import Testing
             privacy: privacy,
             backends: [backend],
             retryPolicy: RetryPolicy(maxAttempts: 2, initialDelay: .zero, maxDelay: .zero),
-            ledger: ledger,
+            counter: ledger,
             sleep: { _ in }
         )
         let refused = OverlapDetector()

@@ -11,16 +11,16 @@ import Testing
         let backend: ScriptedBackend
         let buffer: GatedEventBuffer<Int>
         let hold: ConsentHoldingBuffer<Int>
-        let ledger: IOLedger
+        let ledger: IOCounter
     }
 
     private func setUp(capacity: Int = 100) async -> Setup {
         let privacy = gate(.analytics)
         let consent = ConsentManager(privacy: privacy, ledger: InMemoryConsentLedger())
         let backend = ScriptedBackend("upload")
-        let ledger = IOLedger()
+        let ledger = IOCounter()
         let buffer = GatedEventBuffer(
-            features: .analytics, capacity: 1_000, privacy: privacy, backends: [backend], ledger: ledger)
+            features: .analytics, capacity: 1_000, privacy: privacy, backends: [backend], counter: ledger)
         let hold = await ConsentHoldingBuffer(
             buffer: buffer, consent: consent, category: .analytics, capacity: capacity)
         return Setup(privacy: privacy, consent: consent, backend: backend, buffer: buffer, hold: hold, ledger: ledger)

@@ -17,12 +17,12 @@ private final class FileKeepingSubsystem: Subsystem {
     let fileName: String
     let storage: GatedStorage
 
-    init(_ name: String, needs: Feature, fileName: String, root: URL, privacy: PrivacyManager, ledger: IOLedger) {
+    init(_ name: String, needs: Feature, fileName: String, root: URL, privacy: PrivacyManager, ledger: IOCounter) {
         self.name = name
         self.requiredFeatures = needs
         self.fileName = fileName
         storage = GatedStorage(
-            FileStorage(directory: root.appending(path: name)), features: needs, privacy: privacy, ledger: ledger)
+            FileStorage(directory: root.appending(path: name)), features: needs, privacy: privacy, counter: ledger)
     }
 
     func start() async throws { try storage.write(Data(#"{"kept":true}"#.utf8), to: fileName) }
@@ -57,7 +57,7 @@ private struct FileSDK {
             privacy: privacy, ledger: ledger ?? FileConsentLedger(url: directory.consentLedgerFile))
         identifier = AnonymousIdentifier(privacy: privacy, url: directory.anonymousIdentifierFile)
         runtime = SubsystemRuntime(privacy: privacy)
-        let ioLedger = IOLedger()
+        let ioLedger = IOCounter()
         for (name, needs, file) in [
             ("push", Feature.push, "registration.json"),
             ("analytics", Feature.analytics, "queue.jsonl"),
@@ -71,7 +71,7 @@ private struct FileSDK {
             consent: consent, runtime: runtime, identifier: identifier, deadline: unhurriedDeadline)
         transport = RecordingTransport(failing: failingTransport)
         erasure = ErasureRequest(
-            via: GatedTransport(transport, features: .analytics, privacy: privacy, ledger: ioLedger)
+            via: GatedTransport(transport, features: .analytics, privacy: privacy, counter: ioLedger)
         ) { id in
             TransportRequest(method: "POST", path: "/erasure", body: Data((id?.uuidString ?? "none").utf8))
         }
@@ -118,7 +118,7 @@ private struct FileSDK {
 
         let working = RecordingTransport()
         let erasure = ErasureRequest(
-            via: GatedTransport(working, features: .analytics, privacy: sdk.privacy, ledger: IOLedger())
+            via: GatedTransport(working, features: .analytics, privacy: sdk.privacy, counter: IOCounter())
         ) { id in TransportRequest(method: "POST", path: "/erasure", body: Data((id?.uuidString ?? "none").utf8)) }
         let finished = try #require(await sdk.revocation.finishPendingRevocation(erasure: erasure))
         #expect(finished.resumed && finished.erasure.wasSent && !finished.erasureStillOwed)
@@ -322,7 +322,7 @@ private struct FileSDK {
         runtime.start()
         let transport = RecordingTransport()
         let erasure = ErasureRequest(
-            via: GatedTransport(transport, features: .analytics, privacy: privacy, ledger: IOLedger())
+            via: GatedTransport(transport, features: .analytics, privacy: privacy, counter: IOCounter())
         ) { _ in TransportRequest(method: "POST", path: "/erasure") }
         let revocation = ConsentRevocation(
             consent: consent, runtime: runtime, identifier: AnonymousIdentifier(privacy: privacy, url: nil),

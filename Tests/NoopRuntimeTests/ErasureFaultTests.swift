@@ -32,7 +32,7 @@ private struct ErasureSDK {
         erasure = ErasureRequest(
             via: GatedTransport(
                 viaURLSession ? URLSessionTransport(baseURL: server.baseURL) : LoopbackTransport(server: server),
-                features: .analytics, privacy: privacy, ledger: IOLedger())
+                features: .analytics, privacy: privacy, counter: IOCounter())
         ) { _ in TransportRequest(method: "POST", path: "/api/erasure") }
         try await consent.setStatus(.granted, for: .analytics, source: .user)
         await runtime.settle()

@@ -44,7 +44,7 @@ private func received(_ server: LoopbackHTTPServer) -> [(key: String?, events: [
     ) -> GatedEventBuffer<Int> {
         GatedEventBuffer(
             features: .analytics, capacity: capacity, privacy: gate(.analytics),
-            backends: [HTTPUploadBackend(server: server)], ledger: IOLedger(), sleep: { _ in },
+            backends: [HTTPUploadBackend(server: server)], counter: IOCounter(), sleep: { _ in },
             flushDeadline: deadline, now: { clock.seconds })
     }
 

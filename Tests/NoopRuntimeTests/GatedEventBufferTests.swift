@@ -8,7 +8,7 @@ import Testing
         capacity: Int = 100,
         backends: [any EventBackend<Int>],
         policy: RetryPolicy = RetryPolicy(maxAttempts: 3, initialDelay: .milliseconds(100), maxDelay: .seconds(10)),
-        ledger: IOLedger = IOLedger(),
+        ledger: IOCounter = IOCounter(),
         sleeper: RecordingSleeper = RecordingSleeper()
     ) -> GatedEventBuffer<Int> {
         GatedEventBuffer(
@@ -17,7 +17,7 @@ import Testing
             privacy: privacy,
             backends: backends,
             retryPolicy: policy,
-            ledger: ledger,
+            counter: ledger,
             sleep: sleeper.sleep,
             // Not what these tests are about: a real-time deadline would cancel flushes while other tests hold the
             // cooperative threads (EventDeliveryFaultTests test the deadline on an injected clock).
@@ -26,7 +26,7 @@ import Testing
     }
 
     @Test func aClosedBufferRefusesEveryEventAndTouchesNoBackend() async {
-        let ledger = IOLedger()
+        let ledger = IOCounter()
         let events = buffer(gate(), backends: [ExplodingBackend()], ledger: ledger)
         for event in 0..<100 {
             #expect(throws: GatedIOError.self) { try events.track(event) }

@@ -6,8 +6,8 @@ import Testing
 @Suite struct GatedIOTests {
     @Test func aClosedGatedStorageRefusesEveryCallWithoutTouchingTheInnerStore() throws {
         let privacy = gate(.push)  // open for push, closed for analytics
-        let ledger = IOLedger()
-        let storage = GatedStorage(ExplodingStorage(), features: .analytics, privacy: privacy, ledger: ledger)
+        let ledger = IOCounter()
+        let storage = GatedStorage(ExplodingStorage(), features: .analytics, privacy: privacy, counter: ledger)
 
         #expect(throws: GatedIOError.self) { try storage.read("queue") }
         #expect(throws: GatedIOError.self) { try storage.write(Data([1]), to: "queue") }
@@ -26,8 +26,8 @@ import Testing
     }
 
     @Test func aClosedGatedTransportRefusesWithoutTouchingTheInnerClient() async {
-        let ledger = IOLedger()
-        let transport = GatedTransport(ExplodingTransport(), features: .push, privacy: gate(), ledger: ledger)
+        let ledger = IOCounter()
+        let transport = GatedTransport(ExplodingTransport(), features: .push, privacy: gate(), counter: ledger)
         for _ in 0..<10 {
             await #expect(throws: GatedIOError.self) {
                 try await transport.send(TransportRequest(method: "POST", path: "/register"))
@@ -40,11 +40,11 @@ import Testing
 
     @Test func anOpenGateReachesTheInnerResourcesAndCountsThem() async throws {
         let privacy = gate(.analytics)
-        let ledger = IOLedger()
+        let ledger = IOCounter()
         let memory = MemoryStorage()
         let recording = RecordingTransport()
-        let storage = GatedStorage(memory, features: .analytics, privacy: privacy, ledger: ledger)
-        let transport = GatedTransport(recording, features: .analytics, privacy: privacy, ledger: ledger)
+        let storage = GatedStorage(memory, features: .analytics, privacy: privacy, counter: ledger)
+        let transport = GatedTransport(recording, features: .analytics, privacy: privacy, counter: ledger)
 
         try storage.write(Data("x".utf8), to: "a")
         #expect(try storage.read("a") == Data("x".utf8))
@@ -63,8 +63,8 @@ import Testing
     @Test func theGateIsCheckedOnEveryCall() async throws {
         let privacy = gate(.analytics)
         let memory = MemoryStorage()
-        let ledger = IOLedger()
-        let storage = GatedStorage(memory, features: .analytics, privacy: privacy, ledger: ledger)
+        let ledger = IOCounter()
+        let storage = GatedStorage(memory, features: .analytics, privacy: privacy, counter: ledger)
         try storage.write(Data(), to: "a")
         privacy.disableFeatures(.analytics)
         #expect(throws: GatedIOError.self) { try storage.write(Data(), to: "b") }
@@ -77,9 +77,9 @@ import Testing
 
     @Test func aWrapperOnTwoFeaturesNeedsBoth() async throws {
         let privacy = gate(.push)
-        let ledger = IOLedger()
+        let ledger = IOCounter()
         let recording = RecordingTransport()
-        let transport = GatedTransport(recording, features: [.push, .contacts], privacy: privacy, ledger: ledger)
+        let transport = GatedTransport(recording, features: [.push, .contacts], privacy: privacy, counter: ledger)
         await #expect(throws: GatedIOError.self) {
             try await transport.send(TransportRequest(method: "GET", path: "/"))
         }
@@ -99,7 +99,7 @@ import Testing
             RecordingTransport(failing: true),
             features: .push,
             privacy: gate(.push),
-            ledger: IOLedger()
+            counter: IOCounter()
         )
         do {
             _ = try await transport.send(TransportRequest(method: "GET", path: "/"))
@@ -115,12 +115,12 @@ import Testing
         let directory = URL(filePath: NSTemporaryDirectory()).appending(path: "noop-runtime-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         let privacy = gate(.messageCenter)
-        let ledger = IOLedger()
+        let ledger = IOCounter()
         let storage = GatedStorage(
             FileStorage(directory: directory),
             features: .messageCenter,
             privacy: privacy,
-            ledger: ledger
+            counter: ledger
         )
         try storage.write(Data("inbox".utf8), to: "inbox.json")
         try storage.write(Data("m".utf8), to: "messages/1.json")
@@ -161,9 +161,9 @@ import Testing
     }
 }
 
-@Suite struct IOLedgerTests {
+@Suite struct IOCounterTests {
     @Test func countsArePerFlagAndTotalsCountEachOperationOnce() {
-        let ledger = IOLedger()
+        let ledger = IOCounter()
         ledger.record(.storage, .allowed, for: [.analytics, .contacts])
         ledger.record(.event, .refused, for: .analytics)
         ledger.record(.exit, .allowed, for: .custom(bit: 31))
@@ -181,7 +181,7 @@ import Testing
     }
 
     @Test func concurrentRecordingLosesNothing() async {
-        let ledger = IOLedger()
+        let ledger = IOCounter()
         await withTaskGroup(of: Void.self) { group in
             for task in 0..<8 {
                 group.addTask {
@@ -195,5 +195,26 @@ import Testing
         #expect(ledger.counts(for: .push).transportAllowed == 20_000)
         #expect(ledger.counts(for: .analytics).transportRefused == 20_000)
         #expect(ledger.totals.transportAllowed + ledger.totals.transportRefused == 40_000)
+    }
+}
+
+/// The renamed spellings (`IOLedger`, `ledger:`) still compile and count into the same ``IOCounter``: the one place
+/// outside the migration notes that uses them.
+@Suite struct RenamedIOCounterSpellingsTests {
+    @available(*, deprecated)
+    @Test func theRenamedSpellingsStillCompileAndCountIntoTheSameCounter() {
+        let ledger: IOLedger = IOLedger()
+        let storage = GatedStorage(ExplodingStorage(), features: .analytics, privacy: gate(), ledger: ledger)
+        let transport = GatedTransport(ExplodingTransport(), features: .analytics, privacy: gate(), ledger: ledger)
+        let buffer = GatedEventBuffer<Int>(
+            features: .analytics, capacity: 4, privacy: gate(), backends: [ExplodingBackend()], ledger: ledger)
+        #expect(throws: GatedIOError.self) { try storage.read("queue") }
+        #expect(throws: GatedIOError.self) { try transport.admit() }
+        #expect(throws: GatedIOError.self) { try buffer.track(1) }
+        let counts = ledger.counts(for: .analytics)
+        #expect(counts.storageRefused == 1)
+        #expect(counts.transportRefused == 1)
+        #expect(counts.eventsRefused == 1)
+        #expect(ledger.totals.isSilent)
     }
 }

@@ -7,12 +7,12 @@ import Testing
         let privacy: PrivacyManager
         let runtime: SubsystemRuntime
         let transport = RecordingTransport()
-        let ledger = IOLedger()
+        let ledger = IOCounter()
 
         init(_ features: Feature = []) {
             privacy = gate(features)
             runtime = SubsystemRuntime(privacy: privacy)
-            let gated = GatedTransport(transport, features: .push, privacy: privacy, ledger: ledger)
+            let gated = GatedTransport(transport, features: .push, privacy: privacy, counter: ledger)
             runtime.register(RecordingSubsystem("push", needs: .push, log: Collector(), optOutTransport: gated))
             runtime.start()
         }
@@ -61,9 +61,9 @@ import Testing
 
     @Test func anExitRequestGoesPastAClosedGateOnlyWithAnArmedPermit() async throws {
         let privacy = gate()
-        let ledger = IOLedger()
+        let ledger = IOCounter()
         let transport = RecordingTransport()
-        let gated = GatedTransport(transport, features: .push, privacy: privacy, ledger: ledger)
+        let gated = GatedTransport(transport, features: .push, privacy: privacy, counter: ledger)
         let permit = OneShotPermit()
 
         await #expect(throws: GatedIOError.self) {

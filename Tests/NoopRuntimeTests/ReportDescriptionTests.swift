@@ -20,7 +20,7 @@ import Testing
         let privacy = gate(.analytics)
         let backend = ScriptedBackend("upload")
         let buffer = GatedEventBuffer<Int>(
-            features: .analytics, capacity: 10, privacy: privacy, backends: [backend], ledger: IOLedger())
+            features: .analytics, capacity: 10, privacy: privacy, backends: [backend], counter: IOCounter())
         try buffer.track(1)
         try buffer.track(2)
         let report = await buffer.flush()

@@ -60,8 +60,8 @@ private final class ScriptedDeadlines: Sendable {
         let runtime = SubsystemRuntime(privacy: privacy)
         let inner = MemoryStorage()
         let hanging = HangingTransport()
-        let transport = GatedTransport(hanging, features: .push, privacy: privacy, ledger: IOLedger())
-        let storage = GatedStorage(inner, features: .push, privacy: privacy, ledger: IOLedger())
+        let transport = GatedTransport(hanging, features: .push, privacy: privacy, counter: IOCounter())
+        let storage = GatedStorage(inner, features: .push, privacy: privacy, counter: IOCounter())
         let subsystem = StuckSubsystem("push", needs: .push, storage: storage) { await stuck(transport, $0) }
         runtime.register(subsystem)
         runtime.start()

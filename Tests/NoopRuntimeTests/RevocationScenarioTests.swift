@@ -15,7 +15,7 @@ import Testing
         let buffer = GatedEventBuffer(
             features: .analytics, capacity: 10, privacy: privacy, backends: [backend],
             retryPolicy: RetryPolicy(maxAttempts: 3, initialDelay: .milliseconds(10), maxDelay: .seconds(1)),
-            ledger: IOLedger(), sleep: sleeper.sleep)
+            counter: IOCounter(), sleep: sleeper.sleep)
         try buffer.track(1)
         try buffer.track(2)
         let flush = Task { await buffer.flush() }
@@ -42,7 +42,7 @@ import Testing
         let buffer = GatedEventBuffer(
             features: .analytics, capacity: 10, privacy: privacy, backends: [backend],
             retryPolicy: RetryPolicy(maxAttempts: 3, initialDelay: .milliseconds(10), maxDelay: .seconds(1)),
-            ledger: IOLedger(), sleep: sleeper.sleep)
+            counter: IOCounter(), sleep: sleeper.sleep)
         try buffer.track(1)
         let flush = Task { await buffer.flush() }
         await sleeper.pause.arrived.wait()
@@ -60,9 +60,9 @@ import Testing
     /// subsystem. When `settle()` returns the storage must be empty, whatever the write did meanwhile.
     @Test func aWriteInFlightDuringTheDisableDoesNotSurviveThePurge() async throws {
         let privacy = gate(.analytics)
-        let ledger = IOLedger()
+        let ledger = IOCounter()
         let inner = PausingStorage()
-        let storage = GatedStorage(inner, features: .analytics, privacy: privacy, ledger: ledger)
+        let storage = GatedStorage(inner, features: .analytics, privacy: privacy, counter: ledger)
         let subsystem = StorageSubsystem("analytics", storage: storage)
         let runtime = SubsystemRuntime(privacy: privacy)
         runtime.register(subsystem)
@@ -117,9 +117,9 @@ import Testing
         let transport = RecordingTransport()
         let late = StorageSubsystem(
             "late",
-            storage: GatedStorage(MemoryStorage(), features: .analytics, privacy: privacy, ledger: IOLedger()),
+            storage: GatedStorage(MemoryStorage(), features: .analytics, privacy: privacy, counter: IOCounter()),
             log: log,
-            optOut: GatedTransport(transport, features: .analytics, privacy: privacy, ledger: IOLedger()))
+            optOut: GatedTransport(transport, features: .analytics, privacy: privacy, counter: IOCounter()))
         runtime.register(late)
         await runtime.settle()
         #expect(log.all == ["late.start"])
@@ -147,7 +147,7 @@ import Testing
         defer { blocker.cancel() }
         let log = Collector<String>()
         let transport = RecordingTransport()
-        let optOut = GatedTransport(transport, features: .analytics, privacy: privacy, ledger: IOLedger())
+        let optOut = GatedTransport(transport, features: .analytics, privacy: privacy, counter: IOCounter())
         let slowStarted = Latch()
         let slowMayFinish = Latch()
         let runtime = SubsystemRuntime(privacy: privacy)
@@ -197,7 +197,7 @@ import Testing
         let inner = MemoryStorage()
         try inner.write(Data("from an earlier run".utf8), to: "queue/events.jsonl")
         let subsystem = StorageSubsystem(
-            "analytics", storage: GatedStorage(inner, features: .analytics, privacy: privacy, ledger: IOLedger()))
+            "analytics", storage: GatedStorage(inner, features: .analytics, privacy: privacy, counter: IOCounter()))
         runtime.register(subsystem)
         let failing = FailingPurgeSubsystem()
         runtime.register(failing)
@@ -224,7 +224,7 @@ import Testing
         let buffer = GatedEventBuffer(
             features: .analytics, capacity: 10, privacy: privacy, backends: [hanging, backend],
             retryPolicy: RetryPolicy(maxAttempts: 3, initialDelay: .seconds(3_600), maxDelay: .seconds(3_600)),
-            ledger: IOLedger())
+            counter: IOCounter())
         try buffer.track(1)
         let flush = Task { await buffer.flush() }
         await hanging.started.wait()
@@ -253,7 +253,7 @@ extension RevocationScenarioTests {
         runtime.register(
             RecordingSubsystem(
                 "analytics", needs: .analytics, log: log,
-                optOutTransport: GatedTransport(transport, features: .analytics, privacy: privacy, ledger: IOLedger())))
+                optOutTransport: GatedTransport(transport, features: .analytics, privacy: privacy, counter: IOCounter())))
         runtime.start()
         await runtime.settle()
         privacy.disableFeatures(.analytics)

@@ -174,7 +174,7 @@ import Testing
         let privacy = gate([.contacts, .push])
         let log = Collector<String>()
         let transport = RecordingTransport()
-        let optOut = GatedTransport(transport, features: .push, privacy: privacy, ledger: IOLedger())
+        let optOut = GatedTransport(transport, features: .push, privacy: privacy, counter: IOCounter())
         let blocker = Latch()
         let entered = Latch()
         let runtime = SubsystemRuntime(privacy: privacy)

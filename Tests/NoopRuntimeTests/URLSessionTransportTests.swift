@@ -106,7 +106,7 @@ import Testing
         defer { server.stop() }
         let privacy = gate(.analytics)
         let transport = GatedTransport(
-            URLSessionTransport(baseURL: server.baseURL), features: .analytics, privacy: privacy, ledger: IOLedger())
+            URLSessionTransport(baseURL: server.baseURL), features: .analytics, privacy: privacy, counter: IOCounter())
         let response = try await transport.sendExitRequest(
             TransportRequest(
                 method: "POST", path: "/api/erasure", headers: [ErasureRequest.idempotencyKeyHeader: "key"]),

@@ -36,11 +36,11 @@ private struct Upload {
     ) -> GatedEventBuffer<Tap> {
         let privacy = gate(.analytics)
         let uploads = GatedTransport(
-            URLSessionTransport(baseURL: server.baseURL), features: .analytics, privacy: privacy, ledger: IOLedger())
+            URLSessionTransport(baseURL: server.baseURL), features: .analytics, privacy: privacy, counter: IOCounter())
         return GatedEventBuffer(
             features: .analytics, capacity: 100, privacy: privacy,
             backends: [UploadBackend(transport: uploads, path: "/api/events")],
-            retryPolicy: RetryPolicy(maxAttempts: 1, initialDelay: .zero, maxDelay: .zero), ledger: IOLedger(),
+            retryPolicy: RetryPolicy(maxAttempts: 1, initialDelay: .zero, maxDelay: .zero), counter: IOCounter(),
             sleep: { _ in }, flushDeadline: .seconds(120), now: { clock.seconds })
     }
 
@@ -49,7 +49,7 @@ private struct Upload {
         UploadBackend(
             transport: GatedTransport(
                 URLSessionTransport(baseURL: server.baseURL), features: .analytics, privacy: gate(.analytics),
-                ledger: IOLedger()),
+                counter: IOCounter()),
             path: "/api/events")
     }
 

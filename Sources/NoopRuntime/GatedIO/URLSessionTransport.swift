@@ -12,7 +12,7 @@ import FoundationNetworking
 /// ```swift
 /// let uploads = GatedTransport(
 ///     URLSessionTransport(baseURL: URL(string: "https://collector.example.com")!),
-///     features: .analytics, privacy: privacy, ledger: IOLedger())
+///     features: .analytics, privacy: privacy, counter: IOCounter())
 /// ```
 ///
 /// - Creating it opens no socket and creates no session: the `URLSession` is made on the first request, which

@@ -88,7 +88,7 @@ final class FolderSubsystem: Subsystem {
         self.fileName = fileName
         self.onEvent = onEvent
         storage = GatedStorage(
-            FileStorage(directory: root.appending(path: name)), features: needs, privacy: privacy, ledger: IOLedger())
+            FileStorage(directory: root.appending(path: name)), features: needs, privacy: privacy, counter: IOCounter())
     }
 
     func start() async throws {
@@ -153,7 +153,7 @@ struct KillTestSDK {
         let privacy = privacy
         erasure = ErasureRequest(
             via: GatedTransport(
-                ServerLogTransport(log: server), features: .analytics, privacy: privacy, ledger: IOLedger())
+                ServerLogTransport(log: server), features: .analytics, privacy: privacy, counter: IOCounter())
         ) { id in
             TransportRequest(method: "POST", path: "/erasure", body: Data((id?.uuidString ?? "none").utf8))
         }

@@ -201,7 +201,7 @@ struct ExplorationWorld {
     let inner: ExploredStorage
     let network: ExploredTransport
     let model = RevocationModel()
-    let ledger = IOLedger()
+    let ledger = IOCounter()
     let subsystem: ExploredSubsystem
     let observation: ObservationToken
     private let nextEvent = LockedValue(0)
@@ -214,13 +214,13 @@ struct ExplorationWorld {
         runtime = SubsystemRuntime(privacy: privacy)
         inner = ExploredStorage(points: points)
         network = ExploredTransport(points: points)
-        let storage = GatedStorage(inner, features: .analytics, privacy: privacy, ledger: ledger)
-        let transport = GatedTransport(network, features: .analytics, privacy: privacy, ledger: ledger)
+        let storage = GatedStorage(inner, features: .analytics, privacy: privacy, counter: ledger)
+        let transport = GatedTransport(network, features: .analytics, privacy: privacy, counter: ledger)
         let buffer = GatedEventBuffer(
             features: .analytics, capacity: 50, privacy: privacy,
             backends: [ExploredBackend(storage: storage, transport: transport, model: model)],
             retryPolicy: RetryPolicy(maxAttempts: 3, initialDelay: .milliseconds(1), maxDelay: .milliseconds(4)),
-            ledger: ledger,
+            counter: ledger,
             sleep: { [points] _ in _ = await points.async("sleep") })
         subsystem = ExploredSubsystem(storage: storage, transport: transport, buffer: buffer)
         runtime.register(subsystem)
