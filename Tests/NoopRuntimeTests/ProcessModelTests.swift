@@ -117,7 +117,8 @@ import Testing
                 deadline: unhurriedDeadline)
             erasure = ErasureRequest(
                 via: GatedTransport(
-                    DyingTransport(io: io, server: server), features: .analytics, privacy: privacy, counter: IOCounter())
+                    DyingTransport(io: io, server: server), features: .analytics, privacy: privacy, counter: IOCounter()
+                )
             ) { _ in TransportRequest(method: "POST", path: "/erasure") }
         }
     }

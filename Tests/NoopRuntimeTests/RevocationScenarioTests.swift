@@ -253,7 +253,8 @@ extension RevocationScenarioTests {
         runtime.register(
             RecordingSubsystem(
                 "analytics", needs: .analytics, log: log,
-                optOutTransport: GatedTransport(transport, features: .analytics, privacy: privacy, counter: IOCounter())))
+                optOutTransport: GatedTransport(transport, features: .analytics, privacy: privacy, counter: IOCounter())
+            ))
         runtime.start()
         await runtime.settle()
         privacy.disableFeatures(.analytics)
