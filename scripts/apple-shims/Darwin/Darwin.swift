@@ -23,6 +23,14 @@ public var F_BARRIERFSYNC: Int32 { 85 }
 /// (value from <sys/socket.h>, macOS SDK)
 public var SO_NOSIGPIPE: Int32 { 0x1022 }
 
+// MARK: struct stat's fields Darwin names differently
+
+extension stat {
+    /// `st_mtimespec`: the last data modification time (Glibc's `st_mtim`), a field of Darwin's `struct stat`.
+    /// https://developer.apple.com/library/archive/documentation/System/Conceptual/ManPages_iPhoneOS/man2/stat.2.html
+    public var st_mtimespec: timespec { st_mtim }
+}
+
 // MARK: Constants whose type differs from Glibc's
 
 // Glibc imports `SOCK_STREAM` as a case of the enum `__socket_type`; Darwin's <sys/socket.h> has a macro, which Swift
