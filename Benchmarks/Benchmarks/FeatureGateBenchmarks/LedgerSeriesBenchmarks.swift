@@ -128,7 +128,9 @@ private final class LedgerSeries: Sendable {
                 ConsentRecord(
                     category: .analytics, previousStatus: previous[.analytics] ?? .unknown, newStatus: .granted,
                     time: Date(timeIntervalSince1970: 1_800_000_000 + Double(size)), policyVersion: 1, source: .user))
-            try FeatureStateRecord(enabledFeatures: .analytics, decidedFeatures: .analytics).encoded()
+            // The gate state file as the package writes it (the record type is the package's own): analytics
+            // (1 << 4) decided on.
+            try Data(#"{"decidedFeatures":16,"deniedConsentCategories":[],"enabledFeatures":16,"version":2}"#.utf8)
                 .write(to: directory.stateFile)
             ledgerLength = try Data(contentsOf: directory.consentLedgerFile).count
             checkpoint = try Data(contentsOf: ledger.checkpointURL)

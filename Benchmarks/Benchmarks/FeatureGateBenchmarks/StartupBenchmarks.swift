@@ -87,10 +87,12 @@ private struct StartupFiles {
         do {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             try ConfigSample.convert(ConfigSample.airshipConfigXML(), to: .json).write(to: files.config)
-            let record = FeatureStateRecord(
-                enabledFeatures: .analytics, decidedFeatures: [.analytics, .contacts],
-                deniedConsentCategories: [.thirdPartySharing])
-            try record.encoded().write(to: files.state)
+            // The gate state file as the package writes it (the record type is the package's own): analytics
+            // (1 << 4) and contacts (1 << 6) decided, analytics on, third-party sharing refused.
+            let record = #"""
+                {"decidedFeatures":80,"deniedConsentCategories":["thirdPartySharing"],"enabledFeatures":16,"version":2}
+                """#
+            try Data(record.utf8).write(to: files.state)
             // Build the trail in memory and write it once: 1,000 appends to a file would flush it 1,000 times.
             let trail = InMemoryConsentLedger()
             let categories: [ConsentCategory] = [.analytics, .advertising, .thirdPartySharing]
