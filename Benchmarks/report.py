@@ -74,7 +74,9 @@ ALLOCATION_CEILINGS = [
     # replayed the trail would make at least one malloc per record (100,000 and more).
     *[(f"Ledger.launch.{size}", "mallocs", 400, "a launch reads the ledger's checkpoint, not its history")
       for size in (10, 1000, 100000)],
-    *[(f"Ledger.change.{size}", "mallocs", 520, "a consent change appends and checkpoints, whatever the history")
+    # 560 since the ledger became the commit point (issue 36): a change also records the ledger's length in the gate
+    # state and checks for take-away intents; 514 at 10 records, 531 at 1,000 and 100,000 in the run that set it.
+    *[(f"Ledger.change.{size}", "mallocs", 560, "a consent change appends and checkpoints, whatever the history")
       for size in (10, 1000, 100000)],
 ]
 
