@@ -62,7 +62,8 @@ import Darwin
         let file = directory.url.appending(path: "state.json")
         try FileFeatureStore(url: file).save(Data("old".utf8))
         // Another holder: a separate open of the lock file, as another process's would be.
-        let holder = open(directory.path + "/" + Self.lock, O_RDWR)
+        // Close-on-exec: a child another test starts meanwhile must not keep this lock after `close`.
+        let holder = open(directory.path + "/" + Self.lock, O_RDWR | O_CLOEXEC)
         #expect(holder >= 0 && flock(holder, LOCK_EX) == 0)
         let finished = Collector<Bool>()
         let writer = Thread {

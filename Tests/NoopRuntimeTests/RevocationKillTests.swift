@@ -17,18 +17,12 @@ import Testing
         }
     }
 
-    static func run(_ arguments: [String]) throws -> Output {
-        let process = Process()
-        process.executableURL = try builtProduct("feature-store-writer")
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let output = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Output(
-            lines: String(decoding: output, as: UTF8.self).split(separator: "\n").map(String.init),
-            killed: process.terminationReason == .uncaughtSignal)
+    /// Runs `feature-store-writer` with `arguments` to its end. Its output goes to a file, read after it exited: a
+    /// pipe read to its end would wait for every process that inherited the pipe, and a child of another test
+    /// started at the same moment can keep it for as long as that test keeps it stopped.
+    static func run(_ arguments: [String], in directory: URL) throws -> Output {
+        let run = try runBuiltExecutable("feature-store-writer", arguments, in: directory)
+        return Output(lines: run.output.split(separator: "\n").map(String.init), killed: run.wasSignalled)
     }
 
     /// What a relaunch after revoke-all began must show, whatever point the kill hit.
@@ -66,7 +60,8 @@ import Testing
             try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
             FileManager.default.createFile(atPath: server.path(percentEncoded: false), contents: nil)
 
-            let child = try Self.run(["revoke", data.url.path(percentEncoded: false), server.path(), String(point)])
+            let child = try Self.run(
+                ["revoke", data.url.path(percentEncoded: false), server.path(), String(point)], in: root)
             let identifier = try #require(child["identifier"], "kill point \(point): \(child.lines)")
             if point == 0 {
                 #expect(!child.killed)
@@ -78,7 +73,7 @@ import Testing
             let pending = try stored.flatMap { try FeatureStateRecord(decoding: $0).pendingRevocation }
             let sentBefore = try String(contentsOf: server, encoding: .utf8).split(separator: "\n").map(String.init)
 
-            let relaunch = try Self.run(["relaunch", data.url.path(percentEncoded: false), server.path()])
+            let relaunch = try Self.run(["relaunch", data.url.path(percentEncoded: false), server.path()], in: root)
             let sent = try String(contentsOf: server, encoding: .utf8).split(separator: "\n").map(String.init)
             if let pending {
                 #expect(relaunch["pending"] == pending.requestKey.uuidString, "kill point \(point)")

@@ -120,11 +120,14 @@ enum ScheduleStep: CustomStringConvertible, Sendable {
                 sync: {
                     guard kind == .deny else { return closeGate() }
                     // The denial goes through the consent actor; wait (without suspending) until it closed the gate.
+                    // Bounded: this blocks a thread of the cooperative pool, which the actor needs too, and other
+                    // tests may keep the pool's other threads. Past the bound the denial lands a little later.
                     finish {
                         _ = try? await world.consent.setStatus(.denied, for: .analytics, source: .user)
                         await settleAndCheck()
                     }
-                    while world.privacy.isEnabled(.analytics) { usleep(50) }
+                    let giveUp = ContinuousClock.now + .seconds(10)
+                    while world.privacy.isEnabled(.analytics) && ContinuousClock.now < giveUp { usleep(50) }
                 },
                 async: {
                     guard kind == .deny else { return closeGate() }

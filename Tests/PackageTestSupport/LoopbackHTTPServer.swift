@@ -65,6 +65,7 @@ public final class LoopbackHTTPServer: @unchecked Sendable {
         self.script = script
         let fd = socket(AF_INET, LoopbackSocket.stream, 0)
         guard fd >= 0 else { throw LoopbackSocketError(call: "socket", code: errno) }
+        LoopbackSocket.closeOnExec(fd)
         var yes: Int32 = 1
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
         var address = LoopbackSocket.address(port: 0)
@@ -116,6 +117,7 @@ public final class LoopbackHTTPServer: @unchecked Sendable {
                 if errno == EINTR { continue }
                 return
             }
+            LoopbackSocket.closeOnExec(client)
             LoopbackSocket.ignoreSIGPIPE(client)
             if lock.withLock({ isStopped }) {
                 close(client)
@@ -223,6 +225,7 @@ public enum LoopbackHTTPClient {
     ) throws -> Response {
         let fd = socket(AF_INET, LoopbackSocket.stream, 0)
         guard fd >= 0 else { throw LoopbackSocketError(call: "socket", code: errno) }
+        LoopbackSocket.closeOnExec(fd)
         defer { close(fd) }
         LoopbackSocket.ignoreSIGPIPE(fd)
         var limit = timeval(tv_sec: timeout, tv_usec: 0)
@@ -275,6 +278,12 @@ public struct LoopbackSocketError: Error, CustomStringConvertible {
 }
 
 enum LoopbackSocket {
+    /// Keeps `fd` out of child processes: a child another test starts would otherwise keep a connection (or the
+    /// listener) open for as long as it lives, and a client waiting for the end of a response would wait with it.
+    static func closeOnExec(_ fd: Int32) {
+        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+    }
+
     #if canImport(Glibc) || canImport(Musl)
     static let stream = Int32(SOCK_STREAM.rawValue)
     #else

@@ -2,8 +2,10 @@ import Foundation
 
 /// One run of an executable the package builds: its exit status and what it printed.
 public struct ToolRun: Sendable {
-    /// The exit status.
+    /// The exit status, or the number of the signal that ended it.
     public var status: Int32
+    /// Whether a signal ended it (a SIGKILL it sent itself, say) rather than an exit.
+    public var wasSignalled: Bool
     /// Everything written to standard output.
     public var output: String
     /// Everything written to standard error.
@@ -28,7 +30,10 @@ public struct ToolRun: Sendable {
 /// Runs an executable of the package (found by ``builtProduct(_:)``) in the directory at `url`, feeding `input` on
 /// standard input.
 ///
-/// Standard input, output and error are files rather than pipes, so a large output can never block the child.
+/// Standard input, output and error are files rather than pipes, so a large output can never block the child, and
+/// the output is read once the child has exited: never waiting for the end of a pipe, which another child started
+/// at the same moment may have inherited (`Process` closes the descriptors it knew of when it scanned them) and keep
+/// open for as long as it lives.
 public func runBuiltExecutable(
     _ name: String, _ arguments: [String], in url: URL, input: Data = Data()
 ) throws
@@ -54,6 +59,7 @@ public func runBuiltExecutable(
     process.waitUntilExit()
     return ToolRun(
         status: process.terminationStatus,
+        wasSignalled: process.terminationReason == .uncaughtSignal,
         output: String(decoding: try Data(contentsOf: paths[1]), as: UTF8.self),
         errorOutput: String(decoding: try Data(contentsOf: paths[2]), as: UTF8.self))
 }
