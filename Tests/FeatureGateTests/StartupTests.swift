@@ -30,10 +30,10 @@ import Testing
         gate.enabledFeatures = .all  // a no-op: already all
         #expect(!FileManager.default.fileExists(atPath: directory.path))
         gate.disableFeatures(.push)  // a real change creates the directory and the file
-        // Only push is decided; every other flag still follows the configuration.
-        #expect(
-            try store.load().map { try FeatureStateRecord(decoding: $0) }
-                == FeatureStateRecord(enabledFeatures: [], decidedFeatures: .push))
+        // Only push is decided; every other flag still follows the configuration. Push owes its purge.
+        var expected = FeatureStateRecord(enabledFeatures: [], decidedFeatures: .push)
+        expected.purgeOwedFeatures = .push
+        #expect(try store.load().map { try FeatureStateRecord(decoding: $0) } == expected)
         #expect(gate.enabledFeatures == Feature.all.subtracting(.push))
     }
 

@@ -109,6 +109,9 @@ extension PrivacyManager {
         merged.revokedFeatures = record.revokedFeatures.union(base.revokedFeatures.intersection(unknown))
         merged.pendingRevocation = base.pendingRevocation
         merged.ledgerLength = Self.later(base.ledgerLength, state.ledgerLength)
+        // What the merge decides off that the stored record had not owes its subsystems' purge.
+        merged.purgeOwedFeatures = base.purgeOwedFeatures.union(FeatureStateRecord.newlyDecidedOff(from: base, to: merged))
+        state.owedPurges = merged.purgeOwedFeatures
         let encoded = merged.encoded()
         return encoded == data ? nil : encoded
     }

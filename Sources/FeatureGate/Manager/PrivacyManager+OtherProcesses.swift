@@ -123,6 +123,7 @@ extension PrivacyManager {
             decidedFeatures: catalog.mask(stored.decidedFeatures),
             deniedConsentCategories: stored.deniedConsentCategories)
         state.ledgerLength = Self.later(state.ledgerLength, stored.ledgerLength)
+        state.owedPurges = stored.purgeOwedFeatures
         guard known != state.saved else { return nil }
         state.rules.adopt(stored.merging(changeFrom: state.saved, to: state.rules.record))
         state.saved = known

@@ -11,7 +11,8 @@ extension PrivacyManager {
                 if state.rules.isHoldingWrites { return retryHeldRecord(&state) }
                 let after = state.rules.record
                 guard after != state.saved else { return nil }
-                let diagnostic = save(from: state.saved, to: after, ledgerLength: state.ledgerLength)
+                let diagnostic = save(
+                    from: state.saved, to: after, ledgerLength: state.ledgerLength, owed: &state.owedPurges)
                 if diagnostic == nil {
                     state.saved = after
                     state.intended = nil
@@ -153,10 +154,15 @@ extension PrivacyManager {
     /// lacks, are kept (`FeatureStateRecord.merging(changeFrom:to:)`). A missing or corrupt record is replaced by
     /// this process's own. A record of a newer format is left as it is and reported: writing
     /// this format over it would drop what this version does not understand. Called under the lock.
+    ///
+    /// A flag the change decides off owes its subsystems' purge, recorded in the same write
+    /// (``FeatureStateRecord/purgeOwedFeatures``); `owed` is set to what the saved record owes.
     func save(
-        from before: FeatureStateRecord, to after: FeatureStateRecord, ledgerLength: Int? = nil
+        from before: FeatureStateRecord, to after: FeatureStateRecord, ledgerLength: Int? = nil,
+        owed: inout Feature
     ) -> PrivacyManagerDiagnostic? {
         var newer: FeatureStateRecordError?
+        var saved: Feature?
         do {
             try store.update { data in
                 var base = before
@@ -170,12 +176,15 @@ extension PrivacyManager {
                 }
                 var record = base.merging(changeFrom: before, to: after)
                 record.ledgerLength = Self.later(record.ledgerLength, ledgerLength)
+                record.purgeOwedFeatures.formUnion(FeatureStateRecord.newlyDecidedOff(from: before, to: after))
+                saved = record.purgeOwedFeatures
                 let merged = record.encoded()
                 return merged == data ? nil : merged
             }
         } catch {
             return .saveFailed(store: String(describing: store), error: error)
         }
+        if let saved { owed = saved }
         return newer.map { .saveFailed(store: String(describing: store), error: $0) }
     }
 

@@ -17,6 +17,9 @@ extension PrivacyManager {
         /// The payload in force whose save found the lock held by another holder: kept once it is free, unless a
         /// newer payload replaces it first.
         var unkeptRemoteRecord: RemoteLayerRecord?
+        /// The flags whose subsystems owe a purge, as the store last recorded them (read at start-up, after each
+        /// save and each reload): ``FeatureStateRecord/purgeOwedFeatures``.
+        var owedPurges: Feature = []
         /// The effective set as last published to the atomics and queued for delivery.
         var effective: Feature
         var sequence: UInt64 = 0

@@ -266,6 +266,7 @@ public final class PrivacyManager: Sendable {
         self.unswitchedBits = AtomicWord(unswitched.rawValue)
         self.effectiveBits = AtomicWord(initial.effective.rawValue)
         initial.ledgerLength = stored.ledgerLength
+        initial.owedPurges = stored.purgeOwedFeatures
         // No record at all (and no trouble reading one) reflects none of the ledger; a record an earlier version
         // wrote says nothing about it.
         self.ledgerPointAtStart = stored.ledgerLength ?? (hasRecord || !diagnostics.isEmpty ? nil : 0)
@@ -410,7 +411,7 @@ public final class PrivacyManager: Sendable {
             } else if after != before && after != state.saved {
                 // (Back to what was saved, after a failed save: the store holds it, nothing to write.)
                 diagnostic = AtomicFile.$lockWait.withValue(.zero) {
-                    save(from: state.saved, to: after, ledgerLength: state.ledgerLength)
+                    save(from: state.saved, to: after, ledgerLength: state.ledgerLength, owed: &state.owedPurges)
                 }
                 if diagnostic == nil { state.saved = after }
             }

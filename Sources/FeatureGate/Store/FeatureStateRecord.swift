@@ -66,6 +66,11 @@ package struct FeatureStateRecord: Sendable, Hashable {
     /// with the ledger's length after its record (key `ledgerLength`, only once known). A start that finds the
     /// ledger longer applies the records after this point, as a journal replays committed records.
     package var ledgerLength: Int?
+    /// The flags a "no" switched off whose subsystems' purge is not known to be done (key `purgeOwedFeatures`,
+    /// written only when there are any): every save that decides a flag off adds it, in the same write, and a
+    /// runtime that purged the flag's subsystems removes it. A start finds here what a kill between a "no" and its
+    /// purge left: `SubsystemRuntime.start()` purges those subsystems before anything else.
+    package var purgeOwedFeatures: Feature = []
 
     /// Creates a record. `enabledFeatures` is limited to `decidedFeatures`.
     ///
@@ -90,6 +95,7 @@ package struct FeatureStateRecord: Sendable, Hashable {
         var kept = FeatureStateRecord(
             enabledFeatures: [], decidedFeatures: revokedFeatures, deniedConsentCategories: deniedConsentCategories)
         kept.revokedFeatures = revokedFeatures
+        kept.purgeOwedFeatures = purgeOwedFeatures
         return kept
     }
 
@@ -117,7 +123,14 @@ package struct FeatureStateRecord: Sendable, Hashable {
         merged.pendingRevocation =
             before.pendingRevocation == after.pendingRevocation ? pendingRevocation : after.pendingRevocation
         merged.ledgerLength = ledgerLength
+        merged.purgeOwedFeatures = purgeOwedFeatures
         return merged
+    }
+
+    /// The flags `after` has decided off that `before` had not: what a save from `before` to `after` owes a purge.
+    package static func newlyDecidedOff(from before: FeatureStateRecord, to after: FeatureStateRecord) -> Feature {
+        after.decidedFeatures.subtracting(after.enabledFeatures)
+            .subtracting(before.decidedFeatures.subtracting(before.enabledFeatures))
     }
 
     private struct Payload: Codable {
@@ -128,6 +141,7 @@ package struct FeatureStateRecord: Sendable, Hashable {
         var pendingRevocation: PendingRevocation?
         var ledgerLength: Int?
         var revokedFeatures: UInt?
+        var purgeOwedFeatures: UInt?
     }
 
     private struct VersionOnly: Decodable {
@@ -154,9 +168,10 @@ package struct FeatureStateRecord: Sendable, Hashable {
         }
         let length = ledgerLength.map { #""ledgerLength":\#($0),"# }
         let revoked = revokedFeatures.isEmpty ? "" : #""revokedFeatures":\#(revokedFeatures.rawValue),"#
+        let owed = purgeOwedFeatures.isEmpty ? "" : #""purgeOwedFeatures":\#(purgeOwedFeatures.rawValue),"#
         let json = #"""
             {"decidedFeatures":\#(decided),"deniedConsentCategories":\#(categories),\#
-            "enabledFeatures":\#(enabled),\#(length ?? "")\#(pending ?? "")\#(revoked)"version":\#(version)}
+            "enabledFeatures":\#(enabled),\#(length ?? "")\#(pending ?? "")\#(owed)\#(revoked)"version":\#(version)}
             """#
         return Data(json.utf8)
     }
@@ -197,6 +212,7 @@ package struct FeatureStateRecord: Sendable, Hashable {
         pendingRevocation = payload.pendingRevocation
         ledgerLength = payload.ledgerLength.flatMap { $0 >= 0 ? $0 : nil }
         revokedFeatures = Feature(rawValue: payload.revokedFeatures ?? 0)
+        purgeOwedFeatures = Feature(rawValue: payload.purgeOwedFeatures ?? 0)
     }
 
     /// Encodes a whole set chosen at once: every flag decided, `features` on, no consent refusals.

@@ -20,6 +20,8 @@ extension SubsystemRuntime {
             revocation = state.purgeBeforeStarting
             let purgeFirst = revocation != nil
             state.purgeBeforeStarting = nil
+            let owed = state.owedAtStart
+            state.owedAtStart = []
             var stops: [(Int, Action)] = []
             var starts: [(Int, Action)] = []
             for index in state.entries.indices {
@@ -58,7 +60,9 @@ extension SubsystemRuntime {
                     stops.append((index, .stopAndPurge(disabled: entry.needs.subtracting(target))))
                 case (.following, .startFailed, false):
                     stops.append((index, .purge))
-                case (.following, .stopped, false) where wasMet || (purgeStopped && !entry.isPurged):
+                case (.following, .stopped, false)
+                where wasMet || ((purgeStopped || !entry.needs.isDisjoint(with: owed)) && !entry.isPurged):
+                    // Also a purge a "no" owed when a kill came before it.
                     stops.append((index, .purge))
                 default:
                     continue
@@ -75,6 +79,12 @@ extension SubsystemRuntime {
         }
         if !keepsToken { passToken.cancel() }
         for token in replacedTokens { token.cancel() }
+        // The flags whose subsystems this pass purged cleanly, and those of a purge that failed.
+        var (purged, failed): (Feature, Feature) = ([], [])
+        func note(_ index: Int, clean: Bool) {
+            let needs = state.withLock { $0.entries[index].needs }
+            if clean { purged.formUnion(needs) } else { failed.formUnion(needs) }
+        }
         for (index, action) in plan {
             let (subsystem, permit) = state.withLock { ($0.entries[index].subsystem, $0.entries[index].permit) }
             switch action {
@@ -96,9 +106,9 @@ extension SubsystemRuntime {
                 }
                 permit.disarm()
                 update(index, phase: .stopped, event: .stopped(disabled: disabled))
-                await purge(index, subsystem)
+                note(index, clean: await purge(index, subsystem))
             case .purge:
-                await purge(index, subsystem)
+                note(index, clean: await purge(index, subsystem))
             case .stopForShutdown:
                 _ = await call(index, "stop") { await subsystem.stop(reason: .shutdown) }
                 permit.disarm()
@@ -109,9 +119,13 @@ extension SubsystemRuntime {
             // The purge a killed revoke-all owed is done; a failure leaves it owed for the next start.
             try? privacy.updatePendingRevocation(key: revocation) { $0.areSubsystemsPurged = true }
         }
+        // The purges a "no" owed that are done now (nothing is written when none was owed).
+        let done = purged.subtracting(failed)
+        if !done.isEmpty { privacy.purgesFinished(done) }
     }
 
-    private func purge(_ index: Int, _ subsystem: any Subsystem) async {
+    /// Purges `subsystem` and records it; whether it purged without failure.
+    private func purge(_ index: Int, _ subsystem: any Subsystem) async -> Bool {
         let outcome = await call(index, "purge") { await subsystem.purge() }
         let report: PurgeReport
         switch outcome {
@@ -120,6 +134,7 @@ extension SubsystemRuntime {
         case nil: report = PurgeReport(failures: ["purge cancelled by a revocation before it finished"])
         }
         update(index, phase: .stopped, event: .purged(report))
+        return report.failures.isEmpty
     }
 
     private func update(_ index: Int, phase: SubsystemPhase, event: LifecycleEvent.Kind) {

@@ -51,6 +51,9 @@ extension SubsystemRuntime {
         /// Set by ``SubsystemRuntime/start()`` to finish the pending revocation with this key: the next pass also
         /// purges the subsystems it is about to start, and marks the revocation's purge done if none failed.
         var purgeBeforeStarting: UUID?
+        /// Set by ``SubsystemRuntime/start()`` to what the gate's store records as owed purges
+        /// (`PrivacyManager.owedPurges`): the next pass purges the stopped subsystems that need one of these flags.
+        var owedAtStart: Feature = []
         /// Passes so far; each registers an observer before it reads the gate.
         var epoch: UInt64 = 0
         /// The observers of passes that started a subsystem still running, by pass.

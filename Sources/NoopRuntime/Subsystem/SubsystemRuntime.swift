@@ -92,14 +92,19 @@ public final class SubsystemRuntime: Sendable {
     /// When the gate's store records a revoke-all that a kill interrupted before every subsystem was purged
     /// (`PrivacyManager.pendingRevocation`), the first pass purges every registered subsystem (as
     /// ``settlePurgingStoppedSubsystems()`` does) before it starts any, and marks that part of the revocation done
-    /// when no purge failed. Register every subsystem before calling this.
+    /// when no purge failed. Likewise, when the store records purges a "no" owes (a kill came between a disable or
+    /// a consent refusal and its purge), the first pass purges each stopped subsystem that needs one of those flags,
+    /// and marks the flag's purge done once its subsystems purged without failure. With nothing owed, a start calls
+    /// no subsystem whose features are off. Register every subsystem before calling this.
     public func start() {
         let token = privacy.observe { [weak self] change in self?.noteChange(change, from: nil) }
         let pending = privacy.pendingRevocation.flatMap { $0.areSubsystemsPurged ? nil : $0 }
+        let owed = privacy.owedPurges
         let spawn = state.withLock { state in
             guard state.mode == .idle else { return false }
             state.mode = .following
             state.token = token
+            state.owedAtStart = owed
             if let pending {
                 state.purgeStoppedRequested = true
                 state.purgeBeforeStarting = pending.requestKey
@@ -126,8 +131,9 @@ public final class SubsystemRuntime: Sendable {
     /// Like ``settle()``, and the pass it waits for also purges every subsystem that is not running and has not
     /// been purged cleanly since it last ran (or since the runtime was created).
     ///
-    /// An ordinary pass purges only on an edge it saw. A subsystem whose features were already off at launch is
-    /// never purged, yet an earlier run may have left its files behind (a crash between disable and purge); so
+    /// An ordinary pass purges only on an edge it saw, and ``start()`` only what the store records as owed (a kill
+    /// between a "no" and its purge). A subsystem whose features were already off at launch may still hold files an
+    /// earlier run left (by a version that recorded no owed purges, or restored from a backup); so
     /// may a purge that reported failures. Revoke-all (``ConsentRevocation``) calls this so that, afterwards,
     /// every subsystem has been purged. A subsystem purged without failures and not started since is skipped,
     /// so calling this twice purges nothing the second time. Running subsystems are left alone.

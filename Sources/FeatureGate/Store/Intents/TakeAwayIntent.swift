@@ -47,6 +47,8 @@ package struct TakeAwayIntent: Sendable, Hashable, Codable {
                 result.pendingRevocation.map { $0.requestKey == pending.requestKey ? $0 : $0.joined(by: pending) }
                 ?? pending
         }
+        // What it decides off owes its subsystems' purge, as a save that decides it off records.
+        result.purgeOwedFeatures.formUnion(off.subtracting(result.decidedFeatures.subtracting(result.enabledFeatures)))
         result.decidedFeatures.formUnion(off)
         result.enabledFeatures.subtract(off)
         result.deniedConsentCategories.formUnion(refuse)
