@@ -110,7 +110,8 @@ extension PrivacyManager {
         merged.pendingRevocation = base.pendingRevocation
         merged.ledgerLength = Self.later(base.ledgerLength, state.ledgerLength)
         // What the merge decides off that the stored record had not owes its subsystems' purge.
-        merged.purgeOwedFeatures = base.purgeOwedFeatures.union(FeatureStateRecord.newlyDecidedOff(from: base, to: merged))
+        merged.purgeOwedFeatures =
+            base.purgeOwedFeatures.union(FeatureStateRecord.newlyDecidedOff(from: base, to: merged))
         state.owedPurges = merged.purgeOwedFeatures
         let encoded = merged.encoded()
         return encoded == data ? nil : encoded
