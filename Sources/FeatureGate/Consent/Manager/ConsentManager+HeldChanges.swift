@@ -25,6 +25,15 @@ extension ConsentManager {
             ?? status(for: category)
     }
 
+    /// The ledger's own status for `category` when `status` is a refusal the gate state kept but the ledger lacks
+    /// (and no held record of the category will record it); `nil` otherwise.
+    func ledgerStatusOfMissingRefusal(_ category: ConsentCategory, _ status: ConsentStatus) -> ConsentStatus? {
+        guard status.isRefusal, refusalsMissingFromLedger.contains(category),
+            !pending.contains(where: { $0.record.category == category })
+        else { return nil }
+        return ledgerStatusesOfMissingRefusals[category] ?? .unknown
+    }
+
     /// Holds `record` until another process lets go of the data directory's lock: a refusal is in force at once
     /// (the consent layer withholds its features; its edge in the gate state is written with the record), a grant or
     /// unknown applies once recorded, and a record that changes no status waits only to be appended.

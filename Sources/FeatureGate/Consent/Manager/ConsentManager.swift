@@ -63,6 +63,9 @@ public actor ConsentManager {
     /// Refusals only the gate state kept (their ledger append failed), so what outside sources answered after
     /// them may be lost too; see ``applyAnswer(_:for:source:)``. A category leaves once the ledger records a change.
     var refusalsMissingFromLedger: Set<ConsentCategory>
+    /// What the ledger itself says of each category of ``refusalsMissingFromLedger`` (its last record's status, or
+    /// `unknown`): the previous status of the refusal ``setStatus(_:for:source:)`` records for it.
+    var ledgerStatusesOfMissingRefusals: [ConsentCategory: ConsentStatus] = [:]
     /// The outside sources whose answer for a category of ``refusalsMissingFromLedger`` was taken as its memory.
     var anchoredAnswers: Set<SourceAnswer> = []
     /// The ledger as this manager last read it (`nil` when it could not be read): where ``catchUpWithLedger()`` and
@@ -128,6 +131,7 @@ public actor ConsentManager {
         // their categories read as the ledger says, whatever refusal the state kept from before them.
         let tail = Self.recordsAfterGateState(ledger: ledger, stored: privacy.ledgerPointAtStart, snapshot: snapshot)
         let replayed = Set(tail.map(\.category))
+        let ledgerStatuses = trail.answers.mapValues(\.status)
         let fromGate = trail.mergeRefusals(
             privacy.storedConsentRefusals.subtracting(replayed), policyVersion: policy.version)
         for category in fromGate.sorted() {
@@ -145,6 +149,8 @@ public actor ConsentManager {
         self.answers = trail.answers
         self.lastAnswers = lastAnswers
         self.refusalsMissingFromLedger = fromGate
+        self.ledgerStatusesOfMissingRefusals = Dictionary(
+            uniqueKeysWithValues: fromGate.map { ($0, ledgerStatuses[$0] ?? .unknown) })
         self.ledgerSnapshot = snapshot
         self.context = context
         self.startupDiagnostics = diagnostics
@@ -281,7 +287,10 @@ public actor ConsentManager {
         source: ConsentSource
     ) throws(ConsentRecordingError) -> ConsentRecord? {
         noticeExpiries()
-        let previous = intendedStatus(for: category)
+        // A refusal the gate state kept and the ledger lacks (a revoke-all cut short after its pending record, an
+        // append the ledger refused) is recorded when refused again, so the ledger and the gate agree again.
+        let intended = intendedStatus(for: category)
+        let previous = status == intended ? ledgerStatusOfMissingRefusal(category, status) ?? intended : intended
         guard status != .expired, previous != status else { return nil }
         let record = ConsentRecord(
             category: category,
