@@ -34,13 +34,16 @@ import Testing
 
     /// Starts a gate and a consent manager on `disk` as a fresh process does, and reads what they decide. A
     /// revocation found pending is finished as far as the ledger goes (its denials recorded), as the stack's start
-    /// does (`finishPendingRevocation`).
+    /// does (`finishPendingRevocation`); the ledger is read after the intents are folded, as the lock's next holder
+    /// folds them.
     static func start(on disk: SimulatedDisk) async -> Seen {
         await FileSystem.$current.withValue(disk.process()) {
             let diagnostics = Collector<ConsentDiagnostic>()
             let (privacy, consent) = launchGateAndConsent(on: data, policy: policy) { diagnostics.append($0) }
             _ = await consent.waitForLedgerVerification()
             if privacy.pendingRevocation != nil { _ = try? await consent.denyAll(source: .user) }
+            // The next holder of the lock folds the intents (durable held refusals) into the ledger.
+            _ = AtomicFile.withLock(of: data.stateFile, waitingAtMost: nil) {}
             let ledger = try? FileConsentLedger(url: data.consentLedgerFile).load().records
             return Seen(
                 analytics: privacy.isEnabled(.analytics), messageCenter: privacy.isEnabled(.messageCenter),
@@ -145,5 +148,122 @@ import Testing
         }
         #expect(failures.isEmpty, "\(failures.count) of \(explored) crash states: \(failures.prefix(8))")
         print("SimulatedCrashEnumerationTests: \(change), lock \(held ? "held" : "free"): \(steps.count - 1) durable steps, \(explored) crash states explored")
+    }
+}
+
+/// Two processes' file-system steps interleaved: a consent denial in process A (analytics granted before) and an
+/// enable of push in process B, on one simulated disk. Every schedule "A runs its first i calls, B its first j, then A
+/// finishes, then B" (at most two switches), for every i and j, and the reverse order; after each, a fresh start on
+/// the disk as it is and on every state a power loss could leave of it keeps A's acknowledged denial, is never wider
+/// than before plus B's enable, and its ledger and gate state agree.
+@Suite struct SimulatedInterleavingTests {
+    typealias Crashes = SimulatedCrashEnumerationTests
+
+    /// Lets the calls of two processes through in the order of `segments` (process, calls; `nil`: the rest). A
+    /// `flock`, `dup` or `close` is not a step of its own (it changes no file): it goes with the step before it, so a
+    /// bounded lock wait's helper thread is never held up.
+    final class Schedule: @unchecked Sendable {
+        private let condition = NSCondition()
+        private var segments: [(process: Int, calls: Int?)]
+        private var finished: Set<Int> = []
+        private(set) var calls: [Int: Int] = [:]
+
+        init(_ segments: [(process: Int, calls: Int?)]) { self.segments = segments }
+
+        func before(_ process: Int, _ call: String) {
+            guard !["flock", "dup", "close"].contains(call) else { return }
+            condition.lock()
+            defer { condition.unlock() }
+            while let first = segments.first, first.process != process {
+                if finished.contains(first.process) || first.calls == 0 {
+                    segments.removeFirst()
+                    condition.broadcast()
+                } else {
+                    condition.wait()
+                }
+            }
+            calls[process, default: 0] += 1
+            if let left = segments.first?.calls {
+                segments[0].calls = left - 1
+                if left - 1 == 0 {
+                    segments.removeFirst()
+                    condition.broadcast()
+                }
+            }
+        }
+
+        func finish(_ process: Int) {
+            condition.lock()
+            finished.insert(process)
+            condition.broadcast()
+            condition.unlock()
+        }
+    }
+
+    /// Runs A's denial and B's enable on a disk where analytics was granted, under `schedule`; returns the disk.
+    static func run(_ schedule: Schedule?) async throws -> SimulatedDisk {
+        let disk = try await Crashes.prepared(for: .denial)
+        let (a, b) = (disk.process(), disk.process())  // Processes 2 and 3 (1 prepared the disk).
+        let (privacyA, consentA) = FileSystem.$current.withValue(a) {
+            launchGateAndConsent(on: Crashes.data, policy: Crashes.policy)
+        }
+        let privacyB = FileSystem.$current.withValue(b) {
+            launchGateAndConsent(on: Crashes.data, policy: Crashes.policy).privacy
+        }
+        if let schedule { disk.beforeCall = { schedule.before($0, $1) } }
+        let enabled = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            FileSystem.$current.withValue(b) { privacyB.enableFeatures(.push) }
+            schedule?.finish(3)
+            enabled.signal()
+        }
+        await FileSystem.$current.withValue(a) {
+            _ = try? await consentA.setStatus(.denied, for: .analytics, source: .user)
+        }
+        schedule?.finish(2)
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                enabled.wait()
+                continuation.resume()
+            }
+        }
+        disk.beforeCall = nil
+        #expect(!privacyA.isEnabled(.analytics), "A's denial is not in force in A")
+        return disk
+    }
+
+    @Test func everyInterleavingOfADenialAndAnEnableKeepsTheDenial() async throws {
+        let before = await Crashes.start(on: SimulatedDisk(state: try await Crashes.prepared(for: .denial).snapshot))
+        // How many steps each makes alone.
+        let alone = Schedule([(2, nil), (3, nil)])
+        _ = try await Self.run(alone)
+        let (stepsA, stepsB) = (alone.calls[2, default: 0], alone.calls[3, default: 0])
+        #expect(stepsA > 0 && stepsB > 0, "A made \(stepsA) steps, B \(stepsB)")
+        var schedules: [(String, [(process: Int, calls: Int?)])] = []
+        for i in 0...stepsA {
+            for j in 1...max(1, stepsB) {
+                schedules.append(("A \(i), B \(j), A, B", [(2, i), (3, j), (2, nil), (3, nil)]))
+            }
+        }
+        for j in 0...stepsB {
+            schedules.append(("B \(j), A, B", [(3, j), (2, nil), (3, nil)]))
+        }
+        var explored = 0
+        var failures: [String] = []
+        for (label, segments) in schedules {
+            let disk = try await Self.run(Schedule(segments))
+            let states = [("as it is", disk.snapshot)] + SimulatedDisk.crashStates(of: disk.snapshot)
+            for (crash, state) in states {
+                explored += 1
+                let seen = await Crashes.start(on: SimulatedDisk(state: state))
+                for violation in Crashes.violations(seen, before: before, change: .denial, returned: true) {
+                    failures.append("schedule \(label), \(crash): \(violation); \(seen)")
+                }
+            }
+        }
+        #expect(failures.isEmpty, "\(failures.count) of \(explored) states: \(failures.prefix(8))")
+        print(
+            "SimulatedInterleavingTests: A \(stepsA) steps, B \(stepsB) steps: \(schedules.count) interleavings, "
+                + "\(explored) states explored")
     }
 }

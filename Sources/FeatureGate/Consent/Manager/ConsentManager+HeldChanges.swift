@@ -25,10 +25,12 @@ extension ConsentManager {
             ?? status(for: category)
     }
 
-    /// The ledger's own status for `category` when `status` is a refusal the gate state kept but the ledger lacks
-    /// (and no held record of the category will record it); `nil` otherwise.
+    /// The ledger's own status for `category` when `status` is a refusal that a pending revoke-all kept in the gate
+    /// state but the ledger lacks (and no held record of the category will record it); `nil` otherwise. Finishing
+    /// the revocation records it. (A refusal whose append the ledger refused stays as it is: see
+    /// ``applyAnswer(_:for:source:)``.)
     func ledgerStatusOfMissingRefusal(_ category: ConsentCategory, _ status: ConsentStatus) -> ConsentStatus? {
-        guard status.isRefusal, refusalsMissingFromLedger.contains(category),
+        guard status.isRefusal, privacy.pendingRevocation != nil, refusalsMissingFromLedger.contains(category),
             !pending.contains(where: { $0.record.category == category })
         else { return nil }
         return ledgerStatusesOfMissingRefusals[category] ?? .unknown

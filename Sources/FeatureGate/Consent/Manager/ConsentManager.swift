@@ -287,8 +287,8 @@ public actor ConsentManager {
         source: ConsentSource
     ) throws(ConsentRecordingError) -> ConsentRecord? {
         noticeExpiries()
-        // A refusal the gate state kept and the ledger lacks (a revoke-all cut short after its pending record, an
-        // append the ledger refused) is recorded when refused again, so the ledger and the gate agree again.
+        // A refusal a revoke-all cut short kept in the gate state, which the ledger lacks, is recorded when refused
+        // again (finishing the revocation does), so the ledger and the gate agree again.
         let intended = intendedStatus(for: category)
         let previous = status == intended ? ledgerStatusOfMissingRefusal(category, status) ?? intended : intended
         guard status != .expired, previous != status else { return nil }
