@@ -110,6 +110,9 @@ public actor ConsentManager {
         var trail = ConsentTrail(ConsentLedgerContents(records: []))
         var snapshot: ConsentLedgerSnapshot?
         var trustedCheckpoint: ConsentLedgerTrustedCheckpoint?
+        // The refusals of intents not folded yet, read before the ledger: a fold (another process's, or the gate's
+        // own at start) appends an intent's records before it deletes the intent, so each is in one read or the other.
+        let intended = Self.pendingIntentRecords(ledger: ledger, store: privacy.store)
         do {
             // The trail folded: a file ledger reads its checkpoint and only the lines after it.
             let reading = try ledger.readTrail(after: nil)
@@ -125,7 +128,6 @@ public actor ConsentManager {
         }
         // Refusals another process made durable while the lock was busy, not folded into the ledger yet: they
         // follow the ledger's records, as the fold will append them.
-        let intended = Self.pendingIntentRecords(ledger: ledger, store: privacy.store)
         if !intended.isEmpty { trail.fold(ConsentLedgerContents(records: intended)) }
         // The ledger is the commit point: records after the point the gate state reflects were committed, and
         // their categories read as the ledger says, whatever refusal the state kept from before them.
