@@ -11,7 +11,9 @@ import Testing
 @Suite struct SimulatedCrashEnumerationTests {
     static let policy = ConsentPolicy(version: 1, features: [.analytics: .analytics])
     static let anchor = "/simulated/data"
-    static var data: PrivacyDataDirectory { PrivacyDataDirectory(url: URL(filePath: anchor, directoryHint: .isDirectory)) }
+    static var data: PrivacyDataDirectory {
+        PrivacyDataDirectory(url: URL(filePath: anchor, directoryHint: .isDirectory))
+    }
 
     enum Change: String, CaseIterable, Sendable {
         case denial, disable, grant, revokeAll
@@ -75,7 +77,8 @@ import Testing
         if seen.analytics && !before.analytics && change != .grant { found.append("analytics on, off before") }
         // The ledger and the gate state agree after the start: the trail's last word is the status, and decides.
         if seen.status != (seen.ledgerStatus ?? .unknown) {
-            found.append("consent says \(seen.status), the ledger's last record \(String(describing: seen.ledgerStatus))")
+            found.append(
+                "consent says \(seen.status), the ledger's last record \(String(describing: seen.ledgerStatus))")
         }
         if seen.analytics != (seen.status == .granted) { found.append("analytics on while consent is \(seen.status)") }
         if !seen.diagnostics.isEmpty { found.append("diagnostics \(seen.diagnostics)") }
@@ -143,12 +146,16 @@ import Testing
                 let seen = await Self.start(on: SimulatedDisk(state: crashed))
                 let returned = index == steps.count - 1
                 for violation in Self.violations(seen, before: before, change: change, returned: returned) {
-                    failures.append("\(change) (lock \(held ? "held" : "free")), step \(index) of \(steps.count - 1), \(label): \(violation); \(seen)")
+                    failures.append(
+                        "\(change) (lock \(held ? "held" : "free")), step \(index) of \(steps.count - 1), \(label): \(violation); \(seen)"
+                    )
                 }
             }
         }
         #expect(failures.isEmpty, "\(failures.count) of \(explored) crash states: \(failures.prefix(8))")
-        print("SimulatedCrashEnumerationTests: \(change), lock \(held ? "held" : "free"): \(steps.count - 1) durable steps, \(explored) crash states explored")
+        print(
+            "SimulatedCrashEnumerationTests: \(change), lock \(held ? "held" : "free"): \(steps.count - 1) durable steps, \(explored) crash states explored"
+        )
     }
 }
 

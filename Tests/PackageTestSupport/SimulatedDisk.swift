@@ -154,7 +154,8 @@ public final class SimulatedDisk: @unchecked Sendable {
                     case .dropped: kept = node.durableData
                     case .kept: kept = node.data
                     case .torn: kept = Array(node.data.prefix(common + (node.data.count - common) / 2))
-                    case .zeroed: kept = Array(node.data.prefix(common)) + Array(repeating: 0, count: node.data.count - common)
+                    case .zeroed:
+                        kept = Array(node.data.prefix(common)) + Array(repeating: 0, count: node.data.count - common)
                     }
                     crashed.nodes[id]?.data = kept
                     crashed.nodes[id]?.durableData = kept
@@ -282,7 +283,9 @@ public final class SimulatedDisk: @unchecked Sendable {
             },
             sync: { [self] fd, _ in
                 call32("fsync") {
-                    guard let id = descriptors[process]?[fd]?.node, let node = state.nodes[id] else { return fail(EBADF) }
+                    guard let id = descriptors[process]?[fd]?.node, let node = state.nodes[id] else {
+                        return fail(EBADF)
+                    }
                     state.nodes[id]?.durableData = node.data
                     if node.isDirectory {
                         let (flushed, left) = state.pending.reduce(into: ([DirectoryChange](), [DirectoryChange]())) {

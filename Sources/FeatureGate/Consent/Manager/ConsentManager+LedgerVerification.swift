@@ -27,11 +27,11 @@ extension ConsentManager {
             guard self != nil else { return [] }
             let check = FileSystem.$current.withValue(fileSystem) {
                 Result { () throws -> ConsentLedgerCheckpointCheck in
-                if let verifying = ledger as? any ConsentLedgerVerifying {
-                    return try verifying.verifyCheckpoint(checkpoint)
-                }
-                // Another ledger that handed over a file ledger's reading: folded whole, from what it loads.
-                let whole = ConsentLedgerSnapshot(trail: ConsentTrail(try ledger.load()))
+                    if let verifying = ledger as? any ConsentLedgerVerifying {
+                        return try verifying.verifyCheckpoint(checkpoint)
+                    }
+                    // Another ledger that handed over a file ledger's reading: folded whole, from what it loads.
+                    let whole = ConsentLedgerSnapshot(trail: ConsentTrail(try ledger.load()))
                     return .refolded(ConsentLedgerReading(snapshot: whole, appended: nil), disagrees: false)
                 }
             }

@@ -64,7 +64,8 @@ extension AtomicFile {
                 descriptor = -1
                 var found = stat()
                 let isForeign =
-                    fs.fstatat(anchor, lockFileName, &found, AT_SYMLINK_NOFOLLOW) == 0 && found.st_mode & S_IFMT != S_IFREG
+                    fs.fstatat(anchor, lockFileName, &found, AT_SYMLINK_NOFOLLOW) == 0
+                    && found.st_mode & S_IFMT != S_IFREG
                     && found.st_mode & S_IFMT != S_IFDIR
                 guard attempt == 0, isForeign, fs.unlinkat(anchor, lockFileName, 0) == 0 else {
                     throw AtomicFile.error(path: lockPath, operation: .lock, errno: code, at: lockFileName, in: anchor)

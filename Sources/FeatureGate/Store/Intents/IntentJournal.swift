@@ -254,7 +254,9 @@ package enum IntentJournal {
         var removed = false
         for name in (try? AtomicFile.entries(of: folder)) ?? [] where AtomicFile.isTemporaryName(name) {
             var status = stat()
-            if fs.fstatat(fd, name, &status, AT_SYMLINK_NOFOLLOW) == 0, Int(time(nil)) - modificationSeconds(status) > 60 {
+            if fs.fstatat(fd, name, &status, AT_SYMLINK_NOFOLLOW) == 0,
+                Int(time(nil)) - modificationSeconds(status) > 60
+            {
                 removed = fs.unlinkat(fd, name, 0) == 0 || removed
             }
         }
