@@ -174,7 +174,14 @@ import Testing
         private let condition = NSCondition()
         private var segments: [(process: Int, calls: Int?)]
         private var finished: Set<Int> = []
-        private(set) var calls: [Int: Int] = [:]
+        private var counted: [Int: Int] = [:]
+
+        /// How many steps each process made.
+        var calls: [Int: Int] {
+            condition.lock()
+            defer { condition.unlock() }
+            return counted
+        }
 
         init(_ segments: [(process: Int, calls: Int?)]) { self.segments = segments }
 
@@ -190,7 +197,7 @@ import Testing
                     condition.wait()
                 }
             }
-            calls[process, default: 0] += 1
+            counted[process, default: 0] += 1
             if let left = segments.first?.calls {
                 segments[0].calls = left - 1
                 if left - 1 == 0 {

@@ -59,7 +59,11 @@ public final class SimulatedDisk: @unchecked Sendable {
     private var recording: [State]?
     /// Called before every call a process makes (its number, the call's name), outside the disk's lock: a test
     /// schedules processes' steps here.
-    public var beforeCall: (@Sendable (Int, String) -> Void)?
+    public var beforeCall: (@Sendable (Int, String) -> Void)? {
+        get { lock.withLock { hook } }
+        set { lock.withLock { hook = newValue } }
+    }
+    private var hook: (@Sendable (Int, String) -> Void)?
 
     /// A disk with the directories of `paths` (absolute) present and durable.
     public init(directories paths: [String] = []) {
