@@ -71,7 +71,7 @@ public final class SimulatedDisk: @unchecked Sendable {
         for path in paths { makeDurableDirectory(path) }
     }
 
-    /// A disk that starts from `state` (a crash state, say), everything in it durable.
+    /// A disk that starts from `state` (a crash state, say), as it is.
     public init(state: State) {
         self.state = state
     }
