@@ -35,18 +35,21 @@ extension PrivacyManager {
             return !scheduled
         }
         guard schedule else { return }
+        let fileSystem = FileSystem.current
         DispatchQueue.global(qos: .utility).asyncAfter(deadline: .now() + 0.01) { [weak self] in
             guard let self else { return }
             // Cleared before the attempt: a write held during it schedules the next one.
             self.heldRetryScheduled.withLock { $0 = false }
-            let outcome = self.withStoreLock(waitingAtMost: nil) {
-                self.state.withLock { state -> (PrivacyManagerDiagnostic?, Bool) in
-                    guard state.rules.isHoldingWrites else { return (nil, false) }
-                    return (self.retryHeldRecord(&state), self.publish(&state))
+            let outcome = FileSystem.$current.withValue(fileSystem) {
+                self.withStoreLock(waitingAtMost: nil) {
+                    self.state.withLock { state -> (PrivacyManagerDiagnostic?, Bool) in
+                        guard state.rules.isHoldingWrites else { return (nil, false) }
+                        return (self.retryHeldRecord(&state), self.publish(&state))
+                    }
                 }
             }
             guard let (last, deliver) = outcome, !(last?.isLockBusy ?? false) else {
-                self.retryHeldLater()
+                FileSystem.$current.withValue(fileSystem) { self.retryHeldLater() }
                 return
             }
             if deliver { self.deliverPending() }

@@ -120,10 +120,13 @@ extension PrivacyManager {
     /// Calls `action` on a background thread once the gate state's directory lock is free (no sooner than `delay`
     /// seconds): waited for there, as long as it takes, and let go before `action` runs, so nobody waits on it.
     package func whenStoreLockFree(after delay: Double, _ action: @escaping @Sendable () -> Void) {
+        let fileSystem = FileSystem.current
         DispatchQueue.global(qos: .utility).asyncAfter(deadline: .now() + delay) { [weak self] in
             guard let self else { return }
-            _ = self.withStoreLock(waitingAtMost: nil) {}
-            action()
+            FileSystem.$current.withValue(fileSystem) {
+                _ = self.withStoreLock(waitingAtMost: nil) {}
+                action()
+            }
         }
     }
 
@@ -133,8 +136,11 @@ extension PrivacyManager {
         in directory: URL, store: String, diagnosticHandler: (@Sendable (PrivacyManagerDiagnostic) -> Void)?,
         delay: Double = 0.1
     ) {
+        let fileSystem = FileSystem.current
         DispatchQueue.global(qos: .utility).asyncAfter(deadline: .now() + delay) {
-            let removal = AtomicFile.$lockWait.withValue(.seconds(1)) { AtomicFile.removeTemporaries(in: directory) }
+            let removal = FileSystem.$current.withValue(fileSystem) {
+                AtomicFile.$lockWait.withValue(.seconds(1)) { AtomicFile.removeTemporaries(in: directory) }
+            }
             if removal.failures.contains(where: AtomicFile.isLockBusy) {
                 if delay < 30 {
                     removeTemporariesLater(

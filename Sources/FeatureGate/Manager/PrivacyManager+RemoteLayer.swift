@@ -88,8 +88,11 @@ extension PrivacyManager {
         switch outcome {
         case nil:
             diagnosticHandler?(.remoteLayerKeptLater(file: remoteLayer.description))
+            let fileSystem = FileSystem.current
             DispatchQueue.global(qos: .utility).asyncAfter(deadline: .now() + 0.01) { [weak self] in
-                self?.keepUnkeptRemoteRecord(in: remoteLayer, waitingAtMost: nil)
+                FileSystem.$current.withValue(fileSystem) {
+                    self?.keepUnkeptRemoteRecord(in: remoteLayer, waitingAtMost: nil)
+                }
             }
         case let error??:
             diagnosticHandler?(.remoteLayerSaveFailed(file: remoteLayer.description, error: error))

@@ -143,6 +143,9 @@ public final class PrivacyManager: Sendable {
         var unreset: FeatureStateRecord?
         // Whether a record was read: a store that holds none reflects none of the consent ledger.
         var hasRecord = false
+        // Take-aways another process made durable while the lock was busy, not folded yet: read before the store,
+        // so one that a fold (of another process, or this one's own below) deletes meanwhile is in the record read.
+        let intents = Self.pendingIntents(for: store)
 
         if configuration.resetEnabledFeatures {
             // Discarding is the one write start-up may do, and only when there is something to discard. Refusals
@@ -230,8 +233,7 @@ public final class PrivacyManager: Sendable {
             }
         }
 
-        // Take-aways another process made durable while the lock was busy, not folded yet: in force from here.
-        let intents = Self.pendingIntents(for: store)
+        // The intents read first are in force from here (folded twice, they change nothing more).
         if !intents.isEmpty {
             stored = intents.reduce(stored) { $1.applied(to: $0) }
         }

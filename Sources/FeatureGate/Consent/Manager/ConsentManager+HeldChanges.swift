@@ -25,6 +25,17 @@ extension ConsentManager {
             ?? status(for: category)
     }
 
+    /// The ledger's own status for `category` when `status` is a refusal that a pending revoke-all kept in the gate
+    /// state but the ledger lacks (and no held record of the category will record it); `nil` otherwise. Finishing
+    /// the revocation records it. (A refusal whose append the ledger refused stays as it is: see
+    /// ``applyAnswer(_:for:source:)``.)
+    func ledgerStatusOfMissingRefusal(_ category: ConsentCategory, _ status: ConsentStatus) -> ConsentStatus? {
+        guard status.isRefusal, privacy.pendingRevocation != nil, refusalsMissingFromLedger.contains(category),
+            !pending.contains(where: { $0.record.category == category })
+        else { return nil }
+        return ledgerStatusesOfMissingRefusals[category] ?? .unknown
+    }
+
     /// Holds `record` until another process lets go of the data directory's lock: a refusal is in force at once
     /// (the consent layer withholds its features; its edge in the gate state is written with the record), a grant or
     /// unknown applies once recorded, and a record that changes no status waits only to be appended.

@@ -22,15 +22,18 @@ extension ConsentManager {
 
     /// Starts the check of `checkpoint`, off the caller's thread and off this actor while the ledger is read.
     nonisolated func verifyLater(_ checkpoint: ConsentLedgerTrustedCheckpoint, of ledger: any ConsentLedger) {
+        let fileSystem = FileSystem.current
         let task = Task.detached(priority: .utility) { [weak self] () -> [ConsentDiagnostic] in
             guard self != nil else { return [] }
-            let check = Result { () throws -> ConsentLedgerCheckpointCheck in
-                if let verifying = ledger as? any ConsentLedgerVerifying {
-                    return try verifying.verifyCheckpoint(checkpoint)
+            let check = FileSystem.$current.withValue(fileSystem) {
+                Result { () throws -> ConsentLedgerCheckpointCheck in
+                    if let verifying = ledger as? any ConsentLedgerVerifying {
+                        return try verifying.verifyCheckpoint(checkpoint)
+                    }
+                    // Another ledger that handed over a file ledger's reading: folded whole, from what it loads.
+                    let whole = ConsentLedgerSnapshot(trail: ConsentTrail(try ledger.load()))
+                    return .refolded(ConsentLedgerReading(snapshot: whole, appended: nil), disagrees: false)
                 }
-                // Another ledger that handed over a file ledger's reading: folded whole, from what it loads.
-                let whole = ConsentLedgerSnapshot(trail: ConsentTrail(try ledger.load()))
-                return .refolded(ConsentLedgerReading(snapshot: whole, appended: nil), disagrees: false)
             }
             return await self?.apply(check) ?? []
         }

@@ -63,6 +63,9 @@ public actor ConsentManager {
     /// Refusals only the gate state kept (their ledger append failed), so what outside sources answered after
     /// them may be lost too; see ``applyAnswer(_:for:source:)``. A category leaves once the ledger records a change.
     var refusalsMissingFromLedger: Set<ConsentCategory>
+    /// What the ledger itself says of each category of ``refusalsMissingFromLedger`` (its last record's status, or
+    /// `unknown`): the previous status of the refusal ``setStatus(_:for:source:)`` records for it.
+    var ledgerStatusesOfMissingRefusals: [ConsentCategory: ConsentStatus] = [:]
     /// The outside sources whose answer for a category of ``refusalsMissingFromLedger`` was taken as its memory.
     var anchoredAnswers: Set<SourceAnswer> = []
     /// The ledger as this manager last read it (`nil` when it could not be read): where ``catchUpWithLedger()`` and
@@ -107,6 +110,9 @@ public actor ConsentManager {
         var trail = ConsentTrail(ConsentLedgerContents(records: []))
         var snapshot: ConsentLedgerSnapshot?
         var trustedCheckpoint: ConsentLedgerTrustedCheckpoint?
+        // The refusals of intents not folded yet, read before the ledger: a fold (another process's, or the gate's
+        // own at start) appends an intent's records before it deletes the intent, so each is in one read or the other.
+        let intended = Self.pendingIntentRecords(ledger: ledger, store: privacy.store)
         do {
             // The trail folded: a file ledger reads its checkpoint and only the lines after it.
             let reading = try ledger.readTrail(after: nil)
@@ -122,12 +128,12 @@ public actor ConsentManager {
         }
         // Refusals another process made durable while the lock was busy, not folded into the ledger yet: they
         // follow the ledger's records, as the fold will append them.
-        let intended = Self.pendingIntentRecords(ledger: ledger, store: privacy.store)
         if !intended.isEmpty { trail.fold(ConsentLedgerContents(records: intended)) }
         // The ledger is the commit point: records after the point the gate state reflects were committed, and
         // their categories read as the ledger says, whatever refusal the state kept from before them.
         let tail = Self.recordsAfterGateState(ledger: ledger, stored: privacy.ledgerPointAtStart, snapshot: snapshot)
         let replayed = Set(tail.map(\.category))
+        let ledgerStatuses = trail.answers.mapValues(\.status)
         let fromGate = trail.mergeRefusals(
             privacy.storedConsentRefusals.subtracting(replayed), policyVersion: policy.version)
         for category in fromGate.sorted() {
@@ -145,6 +151,8 @@ public actor ConsentManager {
         self.answers = trail.answers
         self.lastAnswers = lastAnswers
         self.refusalsMissingFromLedger = fromGate
+        self.ledgerStatusesOfMissingRefusals = Dictionary(
+            uniqueKeysWithValues: fromGate.map { ($0, ledgerStatuses[$0] ?? .unknown) })
         self.ledgerSnapshot = snapshot
         self.context = context
         self.startupDiagnostics = diagnostics
@@ -281,7 +289,10 @@ public actor ConsentManager {
         source: ConsentSource
     ) throws(ConsentRecordingError) -> ConsentRecord? {
         noticeExpiries()
-        let previous = intendedStatus(for: category)
+        // A refusal a revoke-all cut short kept in the gate state, which the ledger lacks, is recorded when refused
+        // again (finishing the revocation does), so the ledger and the gate agree again.
+        let intended = intendedStatus(for: category)
+        let previous = status == intended ? ledgerStatusOfMissingRefusal(category, status) ?? intended : intended
         guard status != .expired, previous != status else { return nil }
         let record = ConsentRecord(
             category: category,

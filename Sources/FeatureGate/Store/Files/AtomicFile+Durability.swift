@@ -15,10 +15,7 @@ extension AtomicFile {
     /// volatile cache; `F_FULLFSYNC` asks the drive to write it through. Where the file system does not support
     /// that, `fsync` is the best there is.
     static func flushToDisk(_ fd: Int32, _ durability: Durability) -> Int32 {
-        #if canImport(Darwin)
-        if fcntl(fd, durability == .full ? F_FULLFSYNC : F_BARRIERFSYNC) == 0 { return 0 }
-        #endif
-        return fsync(fd)
+        FileSystem.active.sync(fd, durability)
     }
 
     /// Flushes a directory after its entries changed (a file created, files removed), with ``Durability/full``: what

@@ -43,7 +43,7 @@ extension AtomicFile {
             guard let directory, let fd = try openRegularFile(name, in: directory, path: location.path) else {
                 return try body(nil)
             }
-            defer { close(fd) }
+            defer { _ = FileSystem.active.close(fd) }
             let size = try requireRegularFile(fd, path: location.path)
             guard size <= limit else {
                 throw FileStoreError(path: location.path, operation: .read, problem: .tooLarge(limit: limit))
@@ -69,7 +69,8 @@ extension AtomicFile {
             while total < range.count {
                 let count = data.withUnsafeMutableBytes { raw in
                     AtomicFile.retryingOnInterrupt {
-                        pread(fd, raw.baseAddress! + total, range.count - total, off_t(range.lowerBound + total))
+                        FileSystem.active.pread(
+                            fd, raw.baseAddress! + total, range.count - total, range.lowerBound + total)
                     }
                 }
                 if count < 0 { throw FileStoreError(path: path, operation: .read, code: errno) }
@@ -86,11 +87,12 @@ extension AtomicFile {
         package func readChunks(
             from offset: Int, chunkSize: Int = 64 * 1024, _ body: (UnsafeRawBufferPointer) -> Void
         ) throws(FileStoreError) {
+            let fs = FileSystem.active
             var buffer = [UInt8](repeating: 0, count: chunkSize)
             var position = offset
             while true {
                 let count = buffer.withUnsafeMutableBytes { raw in
-                    AtomicFile.retryingOnInterrupt { pread(fd, raw.baseAddress, raw.count, off_t(position)) }
+                    AtomicFile.retryingOnInterrupt { fs.pread(fd, raw.baseAddress, raw.count, position) }
                 }
                 if count < 0 { throw FileStoreError(path: path, operation: .read, code: errno) }
                 if count == 0 { return }
@@ -108,7 +110,7 @@ extension AtomicFile {
         _ name: String, in directory: Int32, path: String, limit: Int
     ) throws(FileStoreError) -> Data? {
         guard let fd = try openRegularFile(name, in: directory, path: path) else { return nil }
-        defer { close(fd) }
+        defer { _ = FileSystem.active.close(fd) }
         return try readRegularFile(fd, path: path, limit: limit)
     }
 
@@ -119,7 +121,9 @@ extension AtomicFile {
     ) throws(FileStoreError) -> Int32? {
         guard let kind = try kind(of: name, in: directory, path: path) else { return nil }
         if kind == S_IFLNK { throw FileStoreError(path: path, operation: .open, problem: .symbolicLink) }
-        let fd = retryingOnInterrupt { openat(directory, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC) }
+        let fd = retryingOnInterrupt {
+            FileSystem.active.openat(directory, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0)
+        }
         if fd < 0 {
             if errno == ENOENT { return nil }
             throw error(path: path, operation: .open, errno: errno, at: name, in: directory)
@@ -130,7 +134,7 @@ extension AtomicFile {
     /// Throws unless `fd` is a regular file; returns its size.
     static func requireRegularFile(_ fd: Int32, path: String) throws(FileStoreError) -> Int {
         var status = stat()
-        if fstat(fd, &status) != 0 { throw FileStoreError(path: path, operation: .read, code: errno) }
+        if FileSystem.active.fstat(fd, &status) != 0 { throw FileStoreError(path: path, operation: .read, code: errno) }
         guard status.st_mode & S_IFMT == S_IFREG else {
             throw FileStoreError(path: path, operation: .open, problem: .notRegularFile(found: describe(status)))
         }
@@ -140,9 +144,9 @@ extension AtomicFile {
     /// Reads a file a person named on a command line: symbolic links are followed (the person chose the path),
     /// but only a regular file is read (a FIFO or a device is refused without blocking), at most `limit` bytes.
     package static func readNamedFile(atPath path: String, limit: Int) throws(FileStoreError) -> Data {
-        let fd = retryingOnInterrupt { open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC) }
+        let fd = retryingOnInterrupt { FileSystem.active.open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC, 0) }
         if fd < 0 { throw FileStoreError(path: path, operation: .open, code: errno) }
-        defer { close(fd) }
+        defer { _ = FileSystem.active.close(fd) }
         return try readRegularFile(fd, path: path, limit: limit)
     }
 
@@ -152,12 +156,13 @@ extension AtomicFile {
         guard try requireRegularFile(fd, path: path) <= limit else {
             throw FileStoreError(path: path, operation: .read, problem: .tooLarge(limit: limit))
         }
+        let fs = FileSystem.active
         var data = Data()
         var buffer = [UInt8](repeating: 0, count: min(64 * 1024, limit + 1))
         while true {
             let wanted = min(buffer.count, limit + 1 - data.count)
             let count = buffer.withUnsafeMutableBytes { raw in
-                retryingOnInterrupt { systemRead(fd, raw.baseAddress, wanted) }
+                retryingOnInterrupt { fs.read(fd, raw.baseAddress, wanted) }
             }
             if count < 0 { throw FileStoreError(path: path, operation: .read, code: errno) }
             if count == 0 { return data }

@@ -18,7 +18,7 @@ extension AtomicFile {
             // The lock (and its file) only when there is something to delete.
             guard try kind(of: name, in: directory, path: location.path) != nil else { return false }
             try lock.acquire()
-            if unlinkat(directory, name, 0) != 0 {
+            if FileSystem.active.unlinkat(directory, name, 0) != 0 {
                 if errno == ENOENT { return false }
                 throw error(path: location.path, operation: .remove, errno: errno, at: name, in: directory)
             }
@@ -44,14 +44,14 @@ extension AtomicFile {
                 guard let kind = try kind(of: name, in: parent, path: path) else { return }
                 if kind != S_IFDIR {
                     // A link or anything else where the directory should be: delete the entry itself.
-                    if unlinkat(parent, name, 0) != 0 && errno != ENOENT {
+                    if FileSystem.active.unlinkat(parent, name, 0) != 0 && errno != ENOENT {
                         throw FileStoreError(path: path, operation: .remove, code: errno)
                     }
                     result.removed.append(path)
                     return
                 }
                 removeContents(of: name, in: parent, path: path, relative: "", into: &result)
-                if unlinkat(parent, name, AT_REMOVEDIR) != 0 && errno != ENOENT {
+                if FileSystem.active.unlinkat(parent, name, AT_REMOVEDIR) != 0 && errno != ENOENT {
                     result.failures.append(FileStoreError(path: path, operation: .remove, code: errno))
                 }
                 flushDirectory(parent)
@@ -79,7 +79,7 @@ extension AtomicFile {
                 try lock.acquire()
                 // Listed again under the lock: what was listed before may have been a write in flight.
                 for entry in try entries(of: directory, path: location.anchor) where isTemporaryName(entry) {
-                    if unlinkat(directory, entry, 0) == 0 {
+                    if FileSystem.active.unlinkat(directory, entry, 0) == 0 {
                         result.removed.append(entry)
                     } else if errno != ENOENT {
                         result.failures.append(
@@ -98,18 +98,19 @@ extension AtomicFile {
     private static func removeContents(
         of name: String, in parent: Int32, path: String, relative: String, into result: inout TreeRemoval
     ) {
-        var fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        let fs = FileSystem.active
+        var fd = fs.openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC, 0)
         if fd < 0 && errno == EACCES {
             // A folder of ours made unreadable: make it readable again, so what it holds can go too.
-            if fchmodat(parent, name, 0o700, AT_SYMLINK_NOFOLLOW) == 0 {
-                fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+            if fs.fchmodat(parent, name, 0o700, AT_SYMLINK_NOFOLLOW) == 0 {
+                fd = fs.openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC, 0)
             }
         }
         guard fd >= 0 else {
             result.failures.append(FileStoreError(path: path, operation: .open, code: errno))
             return
         }
-        defer { close(fd) }
+        defer { _ = fs.close(fd) }
         let names: [String]
         do { names = try entries(of: fd, path: path) } catch {
             result.failures.append(error)
@@ -119,7 +120,7 @@ extension AtomicFile {
             let entryPath = path + "/" + entry
             let entryRelative = relative.isEmpty ? entry : relative + "/" + entry
             var status = stat()
-            guard fstatat(fd, entry, &status, AT_SYMLINK_NOFOLLOW) == 0 else {
+            guard fs.fstatat(fd, entry, &status, AT_SYMLINK_NOFOLLOW) == 0 else {
                 if errno != ENOENT {
                     result.failures.append(FileStoreError(path: entryPath, operation: .remove, code: errno))
                 }
@@ -127,10 +128,10 @@ extension AtomicFile {
             }
             if status.st_mode & S_IFMT == S_IFDIR {
                 removeContents(of: entry, in: fd, path: entryPath, relative: entryRelative, into: &result)
-                if unlinkat(fd, entry, AT_REMOVEDIR) != 0 && errno != ENOENT {
+                if fs.unlinkat(fd, entry, AT_REMOVEDIR) != 0 && errno != ENOENT {
                     result.failures.append(FileStoreError(path: entryPath, operation: .remove, code: errno))
                 }
-            } else if unlinkat(fd, entry, 0) == 0 {
+            } else if fs.unlinkat(fd, entry, 0) == 0 {
                 result.removed.append(entryRelative)
             } else if errno != ENOENT {
                 result.failures.append(FileStoreError(path: entryPath, operation: .remove, code: errno))
@@ -151,20 +152,8 @@ extension AtomicFile {
 
     /// The names in the directory `fd` (without `.` and `..`). `fd` stays open and is not moved.
     private static func entries(of fd: Int32, path: String) throws(FileStoreError) -> [String] {
-        let copy = dup(fd)
-        guard copy >= 0, let stream = fdopendir(copy) else {
-            let code = errno
-            throw FileStoreError(path: path, operation: .list, code: code)
-        }
-        defer { closedir(stream) }
-        // The copy shares its position with `fd`: start from the beginning, whatever an earlier listing left.
-        rewinddir(stream)
-        var names: [String] = []
-        while let entry = readdir(stream) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
-            }
-            if name != "." && name != ".." { names.append(name) }
+        guard let names = FileSystem.active.entries(fd) else {
+            throw FileStoreError(path: path, operation: .list, code: errno)
         }
         return names
     }

@@ -64,8 +64,9 @@ extension AtomicFile {
         let temporaryPath = FileLocation(
             anchor: location.anchor, components: location.components.dropLast() + [temporary]
         ).path
+        let fs = FileSystem.active
         var fd = retryingOnInterrupt {
-            openat(directory, temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+            fs.openat(directory, temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         }
         if fd < 0 { throw FileStoreError(path: temporaryPath, operation: .open, code: errno) }
         do throws(FileStoreError) {
@@ -75,14 +76,14 @@ extension AtomicFile {
             if flushToDisk(fd, durability) != 0 {
                 throw FileStoreError(path: temporaryPath, operation: .sync, code: errno)
             }
-            close(fd)
+            _ = fs.close(fd)
             fd = -1
-            if renameat(directory, temporary, directory, name) != 0 {
+            if fs.renameat(directory, temporary, directory, name) != 0 {
                 throw FileStoreError(path: location.path, operation: .rename, code: errno)
             }
         } catch {
-            if fd >= 0 { close(fd) }
-            unlinkat(directory, temporary, 0)
+            if fd >= 0 { _ = fs.close(fd) }
+            _ = fs.unlinkat(directory, temporary, 0)
             throw error
         }
         _ = flushToDisk(directory, durability)
@@ -111,9 +112,10 @@ extension AtomicFile {
                 throw FileStoreError(path: path, operation: .open, problem: .symbolicLink)
             }
             let flags = O_RDWR | O_APPEND | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC
-            let fd = retryingOnInterrupt { openat(directory, name, flags, 0o600) }
+            let fs = FileSystem.active
+            let fd = retryingOnInterrupt { fs.openat(directory, name, flags, 0o600) }
             if fd < 0 { throw error(path: path, operation: .open, errno: errno, at: name, in: directory) }
-            defer { close(fd) }
+            defer { _ = fs.close(fd) }
             let size = try requireRegularFile(fd, path: path)
             var bytes = Data()
             var end = size
@@ -122,7 +124,7 @@ extension AtomicFile {
                 let tailLength = min(size, maximumLineLength + 1)
                 var tail = [UInt8](repeating: 0, count: tailLength)
                 let count = tail.withUnsafeMutableBytes { raw in
-                    retryingOnInterrupt { pread(fd, raw.baseAddress, tailLength, off_t(size - tailLength)) }
+                    retryingOnInterrupt { fs.pread(fd, raw.baseAddress, tailLength, size - tailLength) }
                 }
                 if count != tailLength { throw FileStoreError(path: path, operation: .read, code: errno) }
                 if tail.last != UInt8(ascii: "\n") {
@@ -130,7 +132,7 @@ extension AtomicFile {
                     let start = newline.map { $0 + 1 } ?? (tailLength == size ? 0 : nil)
                     if let start, isCutShort(Data(tail[start...])) {
                         end = size - tailLength + start
-                        if ftruncate(fd, off_t(end)) != 0 {
+                        if fs.truncate(fd, end) != 0 {
                             throw FileStoreError(path: path, operation: .write, code: errno)
                         }
                     } else {
@@ -212,10 +214,11 @@ extension AtomicFile {
 
     /// Writes all of `data` to `fd`; returns the `errno` of a failed write.
     static func writeAll(_ data: Data, to fd: Int32) -> Int32? {
-        data.withUnsafeBytes { raw in
+        let fs = FileSystem.active
+        return data.withUnsafeBytes { raw in
             var offset = 0
             while offset < raw.count {
-                let written = retryingOnInterrupt { systemWrite(fd, raw.baseAddress! + offset, raw.count - offset) }
+                let written = retryingOnInterrupt { fs.write(fd, raw.baseAddress! + offset, raw.count - offset) }
                 if written < 0 { return errno }
                 offset += written
             }

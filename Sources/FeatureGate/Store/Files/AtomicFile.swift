@@ -31,6 +31,7 @@ package enum AtomicFile {
     ) throws(FileStoreError) -> Result {
         precondition(!location.components.isEmpty, "a file location names something below its anchor")
         let name = location.components[location.components.count - 1]
+        let fs = FileSystem.active
         var anchor = openDirectory(atPath: location.anchor)
         if anchor < 0 && errno == ENOENT && create {
             try createDirectory(location.anchor)
@@ -44,9 +45,9 @@ package enum AtomicFile {
         let lock = DirectoryLock(anchor: anchor, path: location.anchor)
         var fd = anchor
         defer {
-            if fd != anchor { close(fd) }
+            if fd != anchor { _ = fs.close(fd) }
             lock.release()
-            close(anchor)
+            _ = fs.close(anchor)
         }
         // A write below a subdirectory takes the lock before opening it: another process's purge (``removeTree(_:)``)
         // could otherwise delete it between its opening and the write, which would then fail.
@@ -54,32 +55,32 @@ package enum AtomicFile {
         var path = location.anchor
         for component in location.components.dropLast() {
             path += (path.hasSuffix("/") ? "" : "/") + component
-            var next = openat(fd, component, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+            var next = fs.openat(fd, component, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC, 0)
             if next < 0 && errno == ENOENT && create {
-                if mkdirat(fd, component, 0o700) != 0 && errno != EEXIST {
+                if fs.mkdirat(fd, component, 0o700) != 0 && errno != EEXIST {
                     throw FileStoreError(path: path, operation: .createDirectory, code: errno)
                 }
-                next = openat(fd, component, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+                next = fs.openat(fd, component, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC, 0)
             }
             if next < 0 {
                 let code = errno
                 if code == ENOENT && !create { return try body(nil, name, lock) }
                 throw error(path: path, operation: .open, errno: code, at: component, in: fd, directory: true)
             }
-            if fd != anchor { close(fd) }
+            if fd != anchor { _ = fs.close(fd) }
             fd = next
         }
         return try body(fd, name, lock)
     }
 
     private static func openDirectory(atPath path: String) -> Int32 {
-        retryingOnInterrupt { open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) }
+        retryingOnInterrupt { FileSystem.active.open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC, 0) }
     }
 
     /// The file type of `name` in `directory` (`S_IFREG`...), or `nil` when there is nothing there.
     static func kind(of name: String, in directory: Int32, path: String) throws(FileStoreError) -> mode_t? {
         var status = stat()
-        if fstatat(directory, name, &status, AT_SYMLINK_NOFOLLOW) != 0 {
+        if FileSystem.active.fstatat(directory, name, &status, AT_SYMLINK_NOFOLLOW) != 0 {
             if errno == ENOENT { return nil }
             throw FileStoreError(path: path, operation: .open, code: errno)
         }
@@ -96,7 +97,7 @@ package enum AtomicFile {
     ) -> FileStoreError {
         var status = stat()
         if [ELOOP, ENOTDIR, EISDIR, EMLINK, ENXIO, EOPNOTSUPP].contains(code),
-            fstatat(directory, name, &status, AT_SYMLINK_NOFOLLOW) == 0
+            FileSystem.active.fstatat(directory, name, &status, AT_SYMLINK_NOFOLLOW) == 0
         {
             let type = status.st_mode & S_IFMT
             if type == S_IFLNK { return FileStoreError(path: path, operation: operation, problem: .symbolicLink) }
@@ -114,7 +115,7 @@ package enum AtomicFile {
     /// The error for an anchor that could not be opened, naming a link or a wrong kind of file when that was the cause.
     private static func directoryError(path: String, errno code: Int32) -> FileStoreError {
         var status = stat()
-        if [ELOOP, ENOTDIR, EMLINK].contains(code), lstat(path, &status) == 0 {
+        if [ELOOP, ENOTDIR, EMLINK].contains(code), FileSystem.active.lstat(path, &status) == 0 {
             if status.st_mode & S_IFMT == S_IFLNK {
                 return FileStoreError(path: path, operation: .open, problem: .symbolicLink)
             }
@@ -141,15 +142,15 @@ package enum AtomicFile {
     /// the very call that failed (a `FileManager` call leaves `errno` stale or unset) and the directory it was for.
     /// It tries `path` first and walks up only while a parent is missing, so it never touches directories above
     /// the first one that exists (which a sandbox may hide).
-    private static func createDirectory(_ path: String) throws(FileStoreError) {
-        if mkdir(path, 0o700) == 0 { return }
+    static func createDirectory(_ path: String) throws(FileStoreError) {
+        if FileSystem.active.mkdir(path, 0o700) == 0 { return }
         let code = errno
         if code == EEXIST { return }
         guard code == ENOENT, let slash = path.lastIndex(of: "/"), slash != path.startIndex else {
             throw FileStoreError(path: path, operation: .createDirectory, code: code)
         }
         try createDirectory(String(path[..<slash]))
-        if mkdir(path, 0o700) != 0 && errno != EEXIST {
+        if FileSystem.active.mkdir(path, 0o700) != 0 && errno != EEXIST {
             throw FileStoreError(path: path, operation: .createDirectory, code: errno)
         }
     }

@@ -23,15 +23,24 @@ extension AtomicFile {
         /// How many operations of this process hold each anchor directory's lock now. A bounded wait behind one of
         /// them is a wait for this process's own short operation, not for another process: it goes on past the
         /// bound for as long as one of them holds the lock, instead of holding the caller's write.
-        private static let holders = LockedValue<[String: Int]>([:])
+        /// (Per file system too: two simulated processes in one test process are two processes.)
+        private static let holders = LockedValue<[Holder: Int]>([:])
+
+        private struct Holder: Hashable {
+            let fileSystem: ObjectIdentifier
+            let path: String
+        }
 
         private let anchor: Int32
         private let path: String
         private var fd: Int32 = -1
 
+        private let holder: Holder
+
         init(anchor: Int32, path: String) {
             self.anchor = anchor
             self.path = path
+            holder = Holder(fileSystem: ObjectIdentifier(FileSystem.active), path: path)
         }
 
         /// Takes the lock, waiting for another holder to release it as long as ``AtomicFile/lockWait`` allows (past
@@ -42,38 +51,40 @@ extension AtomicFile {
         package func acquire() throws(FileStoreError) {
             guard fd < 0, AtomicFile.heldLockPath != path else { return }  // (Taken already, by `withLock(of:)`.)
             let lockPath = (path.hasSuffix("/") ? path : path + "/") + lockFileName
+            let fs = FileSystem.active
             var descriptor: Int32 = -1
             for attempt in 0..<2 {
                 descriptor = retryingOnInterrupt {
-                    openat(anchor, lockFileName, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0o600)
+                    fs.openat(anchor, lockFileName, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0o600)
                 }
                 var status = stat()
-                if descriptor >= 0 && fstat(descriptor, &status) == 0 && status.st_mode & S_IFMT == S_IFREG { break }
+                if descriptor >= 0 && fs.fstat(descriptor, &status) == 0 && status.st_mode & S_IFMT == S_IFREG { break }
                 let code = descriptor < 0 ? errno : EINVAL
-                if descriptor >= 0 { close(descriptor) }
+                if descriptor >= 0 { _ = fs.close(descriptor) }
                 descriptor = -1
                 var found = stat()
                 let isForeign =
-                    fstatat(anchor, lockFileName, &found, AT_SYMLINK_NOFOLLOW) == 0 && found.st_mode & S_IFMT != S_IFREG
+                    fs.fstatat(anchor, lockFileName, &found, AT_SYMLINK_NOFOLLOW) == 0
+                    && found.st_mode & S_IFMT != S_IFREG
                     && found.st_mode & S_IFMT != S_IFDIR
-                guard attempt == 0, isForeign, unlinkat(anchor, lockFileName, 0) == 0 else {
+                guard attempt == 0, isForeign, fs.unlinkat(anchor, lockFileName, 0) == 0 else {
                     throw AtomicFile.error(path: lockPath, operation: .lock, errno: code, at: lockFileName, in: anchor)
                 }
             }
             var result = AtomicFile.lockExclusively(descriptor)  // As long as `lockWait` allows.
             var code = errno
             while result != 0 && code == EWOULDBLOCK && (AtomicFile.lockWait ?? .zero) > .zero
-                && Self.holders.withLock({ $0[path, default: 0] > 0 })
+                && Self.holders.withLock({ $0[holder, default: 0] > 0 })
             {
                 result = AtomicFile.lockExclusively(descriptor)
                 code = errno
             }
             if result != 0 {
-                close(descriptor)
+                _ = fs.close(descriptor)
                 throw FileStoreError(path: lockPath, operation: .lock, code: code)
             }
             fd = descriptor
-            Self.holders.withLock { $0[path, default: 0] += 1 }
+            Self.holders.withLock { $0[holder, default: 0] += 1 }
             // Take-aways another process made durable while the lock was busy come first (one `fstatat` when none).
             if IntentJournal.hasFolder(in: anchor) {
                 AtomicFile.holdingLock(path) { IntentJournal.fold(in: path) }
@@ -88,10 +99,10 @@ extension AtomicFile {
         func release() {
             guard fd >= 0 else { return }
             Self.holders.withLock { holders in
-                holders[path, default: 1] -= 1
-                if holders[path] == 0 { holders[path] = nil }
+                holders[holder, default: 1] -= 1
+                if holders[holder] == 0 { holders[holder] = nil }
             }
-            close(fd)  // Closing the only descriptor of the open file releases the flock.
+            _ = FileSystem.active.close(fd)  // Closing the only descriptor of the open file releases the flock.
             fd = -1
         }
     }

@@ -61,14 +61,15 @@ extension AtomicFile {
     /// non-blocking one would lose to every blocked waiter); when the bound passes first, that thread lets the lock
     /// go as soon as it gets it.
     static func lockExclusively(_ descriptor: Int32) -> Int32 {
+        let fs = FileSystem.active
         guard let bound = lockWait else {
             while true {
-                if flock(descriptor, LOCK_EX) == 0 { return 0 }
+                if fs.flock(descriptor, LOCK_EX) == 0 { return 0 }
                 if errno != EINTR { return -1 }
             }
         }
         while true {
-            if flock(descriptor, LOCK_EX | LOCK_NB) == 0 { return 0 }
+            if fs.flock(descriptor, LOCK_EX | LOCK_NB) == 0 { return 0 }
             if errno != EINTR { break }
         }
         guard errno == EWOULDBLOCK || errno == EAGAIN else { return -1 }
@@ -78,20 +79,20 @@ extension AtomicFile {
         }
         // The waiting thread has a descriptor of the same open file: its lock is this descriptor's, and closing it
         // after this one was closed (the wait abandoned) releases the lock.
-        let copy = dup(descriptor)
+        let copy = fs.dup(descriptor)
         guard copy >= 0 else { return -1 }
         let outcome = LockedValue<(done: Bool, code: Int32, abandoned: Bool)>((false, 0, false))
         let finished = DispatchSemaphore(value: 0)
         Thread.detachNewThread {
             var code: Int32 = 0
-            while flock(copy, LOCK_EX) != 0 {
+            while fs.flock(copy, LOCK_EX) != 0 {
                 if errno != EINTR {
                     code = errno
                     break
                 }
             }
             outcome.withLock { $0 = (true, code, $0.abandoned) }
-            close(copy)
+            _ = fs.close(copy)
             finished.signal()
         }
         _ = finished.wait(timeout: .now() + .nanoseconds(Int(bound / .nanoseconds(1))))
@@ -122,17 +123,17 @@ extension AtomicFile {
         _ body: () -> Result
     ) -> Result? {
         let location = FileLocation(file: file)
-        var anchor = open(location.anchor, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        let fs = FileSystem.active
+        var anchor = fs.open(location.anchor, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC, 0)
         if anchor < 0 && errno == ENOENT && create {
-            try? FileManager.default.createDirectory(
-                atPath: location.anchor, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-            anchor = open(location.anchor, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+            try? createDirectory(location.anchor)
+            anchor = fs.open(location.anchor, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC, 0)
         }
         guard anchor >= 0 else { return $lockWait.withValue(inside) { body() } }
         let lock = DirectoryLock(anchor: anchor, path: location.anchor)
         defer {
             lock.release()
-            close(anchor)
+            _ = fs.close(anchor)
         }
         do {
             try $lockWait.withValue(bound) { try lock.acquire() }

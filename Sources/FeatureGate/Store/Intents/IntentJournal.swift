@@ -86,20 +86,21 @@ package enum IntentJournal {
 
     private static func write(_ data: Data, named name: String, in anchor: String) throws(FileStoreError) {
         let folderPath = anchor + "/" + directoryName
-        let directory = open(anchor, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        let fs = FileSystem.active
+        let directory = fs.open(anchor, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC, 0)
         if directory < 0 { throw FileStoreError(path: anchor, operation: .open, code: errno) }
-        defer { close(directory) }
-        if mkdirat(directory, directoryName, 0o700) != 0 && errno != EEXIST {
+        defer { _ = fs.close(directory) }
+        if fs.mkdirat(directory, directoryName, 0o700) != 0 && errno != EEXIST {
             throw FileStoreError(path: folderPath, operation: .createDirectory, code: errno)
         }
-        let folder = openat(directory, directoryName, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        let folder = fs.openat(directory, directoryName, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC, 0)
         if folder < 0 {
             throw AtomicFile.error(
                 path: folderPath, operation: .open, errno: errno, at: directoryName, in: directory, directory: true)
         }
-        defer { close(folder) }
+        defer { _ = fs.close(folder) }
         let temporary = AtomicFile.temporaryName(for: name)
-        let fd = openat(folder, temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        let fd = fs.openat(folder, temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         if fd < 0 { throw FileStoreError(path: folderPath + "/" + temporary, operation: .open, code: errno) }
         var failure: FileStoreError?
         if let code = AtomicFile.writeAll(data, to: fd) {
@@ -107,12 +108,12 @@ package enum IntentJournal {
         } else if AtomicFile.flushToDisk(fd, .full) != 0 {
             failure = FileStoreError(path: folderPath + "/" + temporary, operation: .sync, code: errno)
         }
-        close(fd)
-        if failure == nil && renameat(folder, temporary, folder, name) != 0 {
+        _ = fs.close(fd)
+        if failure == nil && fs.renameat(folder, temporary, folder, name) != 0 {
             failure = FileStoreError(path: folderPath + "/" + name, operation: .rename, code: errno)
         }
         if let failure {
-            unlinkat(folder, temporary, 0)
+            _ = fs.unlinkat(folder, temporary, 0)
             throw failure
         }
         // The rename, and the folder's own entry when it was just created, reach the disk before the call returns.
@@ -133,7 +134,7 @@ package enum IntentJournal {
     /// Whether the directory `anchor` has an intents folder: one `fstatat`, the cost every lock holder pays.
     static func hasFolder(in anchor: Int32) -> Bool {
         var status = stat()
-        return fstatat(anchor, directoryName, &status, AT_SYMLINK_NOFOLLOW) == 0
+        return FileSystem.active.fstatat(anchor, directoryName, &status, AT_SYMLINK_NOFOLLOW) == 0
     }
 
     private static func pendingFiles(in anchor: String) -> [(name: String, intent: TakeAwayIntent)] {
@@ -244,21 +245,24 @@ package enum IntentJournal {
     /// Removes the folder when nothing is left in it but temporary files older than a minute (of recordings a crash
     /// cut short; a recording in progress is younger). An intent created meanwhile keeps it (`ENOTEMPTY`).
     private static func removeFolderIfEmpty(_ folder: FileLocation) {
-        let anchor = open(folder.anchor, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        let fs = FileSystem.active
+        let anchor = fs.open(folder.anchor, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC, 0)
         guard anchor >= 0 else { return }
-        defer { close(anchor) }
-        let fd = openat(anchor, directoryName, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        defer { _ = fs.close(anchor) }
+        let fd = fs.openat(anchor, directoryName, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC, 0)
         guard fd >= 0 else { return }
         var removed = false
         for name in (try? AtomicFile.entries(of: folder)) ?? [] where AtomicFile.isTemporaryName(name) {
             var status = stat()
-            if fstatat(fd, name, &status, AT_SYMLINK_NOFOLLOW) == 0, Int(time(nil)) - modificationSeconds(status) > 60 {
-                removed = unlinkat(fd, name, 0) == 0 || removed
+            if fs.fstatat(fd, name, &status, AT_SYMLINK_NOFOLLOW) == 0,
+                Int(time(nil)) - modificationSeconds(status) > 60
+            {
+                removed = fs.unlinkat(fd, name, 0) == 0 || removed
             }
         }
         _ = AtomicFile.flushToDisk(fd, .full)
-        close(fd)
-        if unlinkat(anchor, directoryName, AT_REMOVEDIR) == 0 || removed { AtomicFile.flushDirectory(anchor) }
+        _ = fs.close(fd)
+        if fs.unlinkat(anchor, directoryName, AT_REMOVEDIR) == 0 || removed { AtomicFile.flushDirectory(anchor) }
     }
 }
 
