@@ -21,7 +21,8 @@ import Testing
     /// pipe read to its end would wait for every process that inherited the pipe, and a child of another test
     /// started at the same moment can keep it for as long as that test keeps it stopped.
     static func run(_ arguments: [String], in directory: URL) throws -> Output {
-        let run = try runBuiltExecutable("feature-store-writer", arguments, in: directory)
+        let run = try runBuiltExecutable("feature-store-writer", arguments, in: directory, timeLimit: 60)
+        #expect(!run.timedOut, "feature-store-writer \(arguments) still ran after 60 s: a hang")
         return Output(lines: run.output.split(separator: "\n").map(String.init), killed: run.wasSignalled)
     }
 

@@ -1,3 +1,4 @@
+import FeatureGate
 import Foundation
 
 /// One run of an executable the package builds: its exit status and what it printed.
@@ -6,6 +7,8 @@ public struct ToolRun: Sendable {
     public var status: Int32
     /// Whether a signal ended it (a SIGKILL it sent itself, say) rather than an exit.
     public var wasSignalled: Bool
+    /// Whether it ran past its time limit and was killed for it: a hang, which the caller reports.
+    public var timedOut = false
     /// Everything written to standard output.
     public var output: String
     /// Everything written to standard error.
@@ -33,9 +36,10 @@ public struct ToolRun: Sendable {
 /// Standard input, output and error are files rather than pipes, so a large output can never block the child, and
 /// the output is read once the child has exited: never waiting for the end of a pipe, which another child started
 /// at the same moment may have inherited (`Process` closes the descriptors it knew of when it scanned them) and keep
-/// open for as long as it lives.
+/// open for as long as it lives. A child still running after `timeLimit` is killed (``ToolRun/timedOut``): a hang
+/// fails its test instead of stalling the whole run.
 public func runBuiltExecutable(
-    _ name: String, _ arguments: [String], in url: URL, input: Data = Data()
+    _ name: String, _ arguments: [String], in url: URL, input: Data = Data(), timeLimit: Double = 120
 ) throws
     -> ToolRun
 {
@@ -56,10 +60,20 @@ public func runBuiltExecutable(
     process.standardOutput = handles[1]
     process.standardError = handles[2]
     try process.run()
+    let timedOut = LockedValue(false)
+    let pid = process.processIdentifier
+    let watchdog = DispatchWorkItem {
+        timedOut.withLock { $0 = true }
+        kill(pid, SIGKILL)
+    }
+    DispatchQueue.global().asyncAfter(deadline: .now() + timeLimit, execute: watchdog)
     process.waitUntilExit()
-    return ToolRun(
+    watchdog.cancel()
+    var run = ToolRun(
         status: process.terminationStatus,
         wasSignalled: process.terminationReason == .uncaughtSignal,
         output: String(decoding: try Data(contentsOf: paths[1]), as: UTF8.self),
         errorOutput: String(decoding: try Data(contentsOf: paths[2]), as: UTF8.self))
+    run.timedOut = timedOut.withLock { $0 }
+    return run
 }

@@ -22,14 +22,22 @@ extension AtomicFile {
     package final class DirectoryLock {
         /// How many operations of this process hold each anchor directory's lock now. A bounded wait behind one of
         /// them is a wait for this process's own short operation, not for another process: it goes on past the
-        /// bound for as long as one of them holds the lock, instead of holding the caller's write.
-        /// (Per file system too: two simulated processes in one test process are two processes.)
+        /// bound while one of them holds the lock, instead of holding the caller's write, up to
+        /// ``ownHolderWaitLimit``. (Per file system too: two simulated processes in one test process are two
+        /// processes.)
         private static let holders = LockedValue<[Holder: Int]>([:])
 
         private struct Holder: Hashable {
             let fileSystem: ObjectIdentifier
             let path: String
         }
+
+        /// The longest a bounded wait goes on behind this process's own holders: 2 s. Their operations are short, but
+        /// one may wait, under the lock, for something the waiter holds (a wrapping store's write under the gate's
+        /// in-process lock, against a ledger append that notes its length under the directory lock): past this, the
+        /// waiter gives up as it would behind another process (`EWOULDBLOCK`, its write held and retried), and the
+        /// holder goes on.
+        static let ownHolderWaitLimit = Duration.seconds(2)
 
         private let anchor: Int32
         private let path: String
@@ -73,8 +81,9 @@ extension AtomicFile {
             }
             var result = AtomicFile.lockExclusively(descriptor)  // As long as `lockWait` allows.
             var code = errno
+            let giveUp = ContinuousClock.now + Self.ownHolderWaitLimit
             while result != 0 && code == EWOULDBLOCK && (AtomicFile.lockWait ?? .zero) > .zero
-                && Self.holders.withLock({ $0[holder, default: 0] > 0 })
+                && Self.holders.withLock({ $0[holder, default: 0] > 0 }) && ContinuousClock.now < giveUp
             {
                 result = AtomicFile.lockExclusively(descriptor)
                 code = errno
