@@ -76,7 +76,7 @@ public final class PrivacyManager: Sendable {
     /// only under `state`'s lock and read without any, so an event buffer's `track` reads them on its hot path.
     @usableFromInline let disableCounts = AtomicWordBuffer<UInt>(repeating: 0, count: UInt.bitWidth)
     let store: any FeatureStore
-    /// The revoke-all the store records as begun and not finished (see ``pendingRevocation``).
+    /// The revoke-all the store records as begun and not finished (see `pendingRevocation`).
     let revocation: LockedValue<PendingRevocation?>
     let diagnosticHandler: (@Sendable (PrivacyManagerDiagnostic) -> Void)?
     /// Whether a background retry of held writes is scheduled: one at a time, however many changes were held.
@@ -151,7 +151,7 @@ public final class PrivacyManager: Sendable {
             // saves between the read and the reset is not lost. A record in a newer format is kept as it is:
             // rewriting it in this format would drop what this version does not understand.
             var previous: FeatureStateRecord?
-            var newer: FeatureStateRecordError?
+            var newer: PrivacyManagerDiagnostic.StoredStateError?
             var (wasRead, resetting) = (false, false)
             do {
                 // An unlocked look first: with nothing stored there is nothing to discard, and taking the store's
@@ -217,7 +217,7 @@ public final class PrivacyManager: Sendable {
                     }
                     stored = record
                 }
-            } catch let error as FeatureStateRecordError {
+            } catch let error as PrivacyManagerDiagnostic.StoredStateError {
                 diagnostics.append(.storedStateUnreadable(store: storeName, error: error))
                 source = .unreadableStoredState
             } catch  where Self.mayBecomeReadable(error) {

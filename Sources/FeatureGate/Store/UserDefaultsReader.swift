@@ -1,6 +1,6 @@
 import Foundation
 
-/// Reads `UserDefaults` as a ``DefaultsReader``.
+/// Reads `UserDefaults` for ``AirshipMigration`` (and the package's other readers of preference stores).
 ///
 /// `UserDefaults` answers `nil` both for a missing key and while the device is locked and its data protected (a
 /// prewarmed or background launch before the first unlock). Pass `isDataAvailable` to tell them apart: with it
@@ -26,7 +26,7 @@ public struct UserDefaultsReader: DefaultsReader, @unchecked Sendable {
     }
 
     /// The value under `key`, classified; `nil` when absent.
-    public func value(forKey key: String) throws(DefaultsReadError) -> StoredDefaultsValue? {
+    package func value(forKey key: String) throws(DefaultsReadError) -> StoredDefaultsValue? {
         guard let object = defaults.object(forKey: key) else {
             if !isDataAvailable() { throw DefaultsReadError(key: key, store: storeName) }
             return nil
