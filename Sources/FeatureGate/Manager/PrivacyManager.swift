@@ -366,8 +366,12 @@ public final class PrivacyManager: Sendable {
 
     /// Turns `enable` on and `disable` off in one atomic change of the local layer: one save, one notification.
     ///
-    /// A flag in both sets ends up disabled: when two decisions disagree, the gate fails closed.
-    @available(*, deprecated, message: "call disableFeatures(_:) and enableFeatures(_:): one way to change flags")
+    /// What a settings screen that saves several toggles at once calls: observers and other processes see the set
+    /// before or after, never half of it, and flags in neither set keep whatever value they have (unlike the
+    /// ``enabledFeatures`` setter, which writes back the whole set it read). For a change in one direction, call
+    /// ``enableFeatures(_:)`` or ``disableFeatures(_:)``. A flag in both sets ends up disabled: when two decisions
+    /// disagree, the gate fails closed. What it takes away is visible to ``isEnabled(_:)`` before the call returns,
+    /// as with ``disableFeatures(_:)``.
     public func updateFeatures(enable: Feature = [], disable: Feature = []) {
         update { $0.rules.decide(enable: enable, disable: disable) }
     }
