@@ -70,8 +70,8 @@ enum GPPDecodeCommand: ToolCommand {
         var diagnostics = reading.errors.map { error in
             Diagnostic(severity: .error, section: error.section, field: error.field, message: error.description)
         }
-        for id in reading.sectionIDs where GPPString.USSection.name(ofSection: id) == nil && id != GPPString.usPrivacySectionID
-        {
+        for id in reading.sectionIDs
+        where GPPString.USSection.name(ofSection: id) == nil && id != GPPString.usPrivacySectionID {
             diagnostics.append(
                 Diagnostic(
                     severity: .warning, section: sectionName(id), field: nil,

@@ -56,7 +56,8 @@ import Testing
         #expect(tc.purposeLegitimateInterests.ids == [2, 9, 10])
         #expect(tc.vendorConsents.ids == [2, 5, 64, 65])
         #expect(tc.vendorLegitimateInterests.ids == [3, 10, 11, 12, 600, 601])
-        #expect(tc.publisherRestrictions == [TCString.PublisherRestriction(purpose: 7, type: .notAllowed, vendors: [5, 6])])
+        #expect(
+            tc.publisherRestrictions == [TCString.PublisherRestriction(purpose: 7, type: .notAllowed, vendors: [5, 6])])
         #expect(tc.disclosedVendors?.ids == [1, 2, 3, 4, 9])
         #expect(tc.allowedVendors?.ids == [3])
         #expect(

@@ -174,7 +174,8 @@ import Testing
         #expect {
             try TCString("DQ==")
         } throws: { error in
-            (error as! TCString.DecodingError).kind == .unsupportedVersion && (error as! TCString.DecodingError).found == "3"
+            (error as! TCString.DecodingError).kind == .unsupportedVersion
+                && (error as! TCString.DecodingError).found == "3"
         }
     }
 

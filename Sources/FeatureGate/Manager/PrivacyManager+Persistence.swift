@@ -182,7 +182,8 @@ extension PrivacyManager {
     /// A record read under the store's lock for a read-modify-write: the record (`nil` when corrupt, so it is
     /// replaced), or the error of a record in a newer format, which is left as it is: writing this format over it
     /// would drop what this version does not understand.
-    static func storedForUpdate(_ data: Data) -> Result<FeatureStateRecord?, PrivacyManagerDiagnostic.StoredStateError> {
+    static func storedForUpdate(_ data: Data) -> Result<FeatureStateRecord?, PrivacyManagerDiagnostic.StoredStateError>
+    {
         do throws(PrivacyManagerDiagnostic.StoredStateError) {
             return .success(try FeatureStateRecord(decoding: data))
         } catch .unsupportedVersion(let found, let supported) {

@@ -29,7 +29,8 @@ package struct NotificationCenterProtectedDataAvailability: ProtectedDataAvailab
     package let name: Notification.Name
 
     /// Follows `name` (UIKit's notification unless told otherwise) on `center`.
-    package init(center: NotificationCenter = .default, name: Notification.Name = Self.protectedDataDidBecomeAvailable) {
+    package init(center: NotificationCenter = .default, name: Notification.Name = Self.protectedDataDidBecomeAvailable)
+    {
         self.center = center
         self.name = name
     }

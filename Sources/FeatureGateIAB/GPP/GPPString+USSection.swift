@@ -69,7 +69,9 @@ extension GPPString {
         /// `SharingOptOut`, when the section has it (US National and California).
         public var sharingOptOut: GPPString.USNationalSection.OptOut? { optOut("SharingOptOut") }
         /// `TargetedAdvertisingOptOut`, when the section has it (every section but California).
-        public var targetedAdvertisingOptOut: GPPString.USNationalSection.OptOut? { optOut("TargetedAdvertisingOptOut") }
+        public var targetedAdvertisingOptOut: GPPString.USNationalSection.OptOut? {
+            optOut("TargetedAdvertisingOptOut")
+        }
         /// The GPC subsection's `Gpc`, when the string carries the subsection.
         public var globalPrivacyControl: Bool? {
             if case .bool(let value)? = self[GPPUSSectionLayout.gpcField] { return value }
@@ -139,7 +141,8 @@ extension GPPString {
                             GPPUSSectionLayout.subsectionTypeField, at: typeOffset,
                             found: hasGPC ? (seen ? "a second subsection" : "\(type)") : "a subsection",
                             expected: hasGPC
-                                ? "1 (the GPC subsection), once" : "no subsection (\(layout.name) has no GPC subsection)")
+                                ? "1 (the GPC subsection), once"
+                                : "no subsection (\(layout.name) has no GPC subsection)")
                     }
                     let gpc = try subsection.int(1, GPPUSSectionLayout.gpcField) == 1
                     fields.append(Field(name: GPPUSSectionLayout.subsectionTypeField, value: .int(type)))

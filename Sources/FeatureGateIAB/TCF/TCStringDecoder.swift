@@ -5,7 +5,9 @@ import Foundation
 enum TCStringDecoder {
     /// Decodes `string`; with `enforcingDisclosedVendors`, a string created on or after
     /// ``TCString/disclosedVendorsRequiredSince`` without a disclosed-vendors segment throws (TCF v2.3).
-    static func decode(_ string: String, enforcingDisclosedVendors: Bool = true) throws(TCString.DecodingError) -> TCString {
+    static func decode(
+        _ string: String, enforcingDisclosedVendors: Bool = true
+    ) throws(TCString.DecodingError) -> TCString {
         guard !string.isEmpty else {
             throw TCString.DecodingError(
                 kind: .empty, segment: .string, segmentIndex: 0, field: "TCString", bitOffset: 0,
@@ -125,7 +127,9 @@ enum TCStringDecoder {
         return restrictions
     }
 
-    private static func decodePublisherTC(_ reader: inout SegmentReader) throws(TCString.DecodingError) -> TCString.PublisherTC {
+    private static func decodePublisherTC(
+        _ reader: inout SegmentReader
+    ) throws(TCString.DecodingError) -> TCString.PublisherTC {
         let consents = try reader.bitField(24, "PubPurposesConsent")
         let legitimateInterests = try reader.bitField(24, "PubPurposesLITransparency")
         let customCount = try reader.int(6, "NumCustomPurposes")
@@ -146,7 +150,8 @@ private struct SegmentReader {
 
     var offset: Int { bits.offset }
 
-    init(_ text: ArraySlice<UInt8>, segment: TCString.DecodingError.Segment, index: Int) throws(TCString.DecodingError) {
+    init(_ text: ArraySlice<UInt8>, segment: TCString.DecodingError.Segment, index: Int) throws(TCString.DecodingError)
+    {
         switch BitReader.decode(text) {
         case .success(let bits):
             self.bits = bits
@@ -204,7 +209,9 @@ private struct SegmentReader {
         return String(decoding: [UInt8(65 + first), UInt8(65 + second)], as: UTF8.self)
     }
 
-    mutating func bitField(_ count: Int, _ field: @autoclosure () -> String) throws(TCString.DecodingError) -> TCString.IDSet {
+    mutating func bitField(
+        _ count: Int, _ field: @autoclosure () -> String
+    ) throws(TCString.DecodingError) -> TCString.IDSet {
         guard let set = bits.readBitField(count) else { throw truncated(field(), needing: count) }
         return set
     }

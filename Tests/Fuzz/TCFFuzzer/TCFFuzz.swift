@@ -57,7 +57,8 @@ enum TCFFuzz {
             } catch {
                 precondition(!error.field.isEmpty && error.bitOffset >= 0, "a GPP error without field or offset")
                 precondition(
-                    error.section.hasPrefix(GPPString.USSection.name(ofSection: id)!), "an error naming another section")
+                    error.section.hasPrefix(GPPString.USSection.name(ofSection: id)!), "an error naming another section"
+                )
             }
         }
         if let usPrivacy = try? USPrivacyString(text) {
