@@ -70,8 +70,8 @@ enum GPPDecodeCommand: ToolCommand {
         var diagnostics = reading.errors.map { error in
             Diagnostic(severity: .error, section: error.section, field: error.field, message: error.description)
         }
-        for id in reading.sectionIDs where GPPUSSection.name(ofSection: id) == nil && id != GPPString.usPrivacySectionID
-        {
+        for id in reading.sectionIDs
+        where GPPString.USSection.name(ofSection: id) == nil && id != GPPString.usPrivacySectionID {
             diagnostics.append(
                 Diagnostic(
                     severity: .warning, section: sectionName(id), field: nil,
@@ -113,7 +113,7 @@ enum GPPDecodeCommand: ToolCommand {
     }
 
     static func sectionName(_ id: Int) -> String {
-        GPPUSSection.name(ofSection: id) ?? otherSectionNames[id] ?? "\(id)"
+        GPPString.USSection.name(ofSection: id) ?? otherSectionNames[id] ?? "\(id)"
     }
 
     /// The sections that decoded, in the header's order, each as its fields.
@@ -136,7 +136,7 @@ enum GPPDecodeCommand: ToolCommand {
         }
     }
 
-    static func json(_ value: GPPUSSection.Value) -> JSONOutput {
+    static func json(_ value: GPPString.USSection.Value) -> JSONOutput {
         switch value {
         case .int(let number): .int(number)
         case .list(let numbers): TCFJSON.ids(numbers)

@@ -31,7 +31,7 @@ enum TCFJSON {
     static func ids<IDs: Sequence<Int>>(_ ids: IDs) -> JSONOutput { .array(ids.map(JSONOutput.int)) }
 
     /// `[[first,last],…]`: as long as the string that encoded the ranges, however many IDs they cover.
-    static func ranges(_ set: TCFIDRanges) -> JSONOutput {
+    static func ranges(_ set: TCString.IDRanges) -> JSONOutput {
         .array(set.ranges.map { .array([.int($0.lowerBound), .int($0.upperBound)]) })
     }
 
@@ -134,7 +134,7 @@ enum TCFDecodeCommand: ToolCommand {
         "customPurposeLegitimateInterests", "diagnostics",
     ]
 
-    static func json(_ tc: TCString, error: TCStringError? = nil) -> JSONOutput {
+    static func json(_ tc: TCString, error: TCString.DecodingError? = nil) -> JSONOutput {
         let restrictions = tc.publisherRestrictions.map {
             JSONOutput.object([
                 ("purpose", .int($0.purpose)), ("type", .string($0.type.rawValue)),
@@ -164,7 +164,7 @@ enum TCFDecodeCommand: ToolCommand {
             TCFJSON.ids(tc.specialFeatureOptIns), TCFJSON.ids(tc.purposeConsents),
             TCFJSON.ids(tc.purposeLegitimateInterests), TCFJSON.ids(tc.vendorConsents),
             TCFJSON.ids(tc.vendorLegitimateInterests), .array(restrictions),
-            TCFJSON.ranges(TCFIDRanges(tc.disclosedVendors ?? [])),
+            TCFJSON.ranges(TCString.IDRanges(tc.disclosedVendors ?? [])),
             TCFJSON.ids(tc.allowedVendors ?? []),
             TCFJSON.ids(tc.publisherTC?.purposeConsents ?? []),
             TCFJSON.ids(tc.publisherTC?.purposeLegitimateInterests ?? []),
@@ -176,7 +176,7 @@ enum TCFDecodeCommand: ToolCommand {
         return .object(Array(zip(fieldNames, values)))
     }
 
-    static func json(_ error: TCStringError) -> JSONOutput {
+    static func json(_ error: TCString.DecodingError) -> JSONOutput {
         let diagnostic = JSONOutput.object([
             ("severity", .string(DiagnosticSeverity.error.rawValue)), ("segment", .string(error.segment.rawValue)),
             ("field", .string(error.field)), ("bitOffset", .int(error.bitOffset)),

@@ -4,8 +4,8 @@ import Testing
 
 /// The one conversion of Foundation values into CMP values, shared by the device reader, the CLI and the demo.
 @Suite struct CMPValueConversionTests {
-    private static func converted(_ value: Any) -> Result<CMPValue, CMPValueTypeError> {
-        Result { () throws(CMPValueTypeError) in try CMPValue(foundationValue: value) }
+    private static func converted(_ value: Any) -> Result<CMPValue, CMPValue.TypeError> {
+        Result { () throws(CMPValue.TypeError) in try CMPValue(foundationValue: value) }
     }
 
     @Test func stringsAndWholeNumbersConvert() {
@@ -19,7 +19,7 @@ import Testing
     }
 
     @Test func aBooleanIsReportedNotReadAsANumber() {
-        let expected = Result<CMPValue, CMPValueTypeError>.failure(CMPValueTypeError(found: "a Boolean"))
+        let expected = Result<CMPValue, CMPValue.TypeError>.failure(CMPValue.TypeError(found: "a Boolean"))
         #expect(Self.converted(true) == expected)
         #expect(Self.converted(false) == expected)
         #expect(Self.converted(NSNumber(value: true)) == expected)
@@ -29,8 +29,8 @@ import Testing
     }
 
     @Test func aFractionIsNeverTruncated() {
-        #expect(Self.converted(0.5) == .failure(CMPValueTypeError(found: "0.5")))
-        #expect(Self.converted(NSNumber(value: 1.5)) == .failure(CMPValueTypeError(found: "1.5")))
+        #expect(Self.converted(0.5) == .failure(CMPValue.TypeError(found: "0.5")))
+        #expect(Self.converted(NSNumber(value: 1.5)) == .failure(CMPValue.TypeError(found: "1.5")))
         #expect(Self.converted(Double.nan).failure != nil)
     }
 

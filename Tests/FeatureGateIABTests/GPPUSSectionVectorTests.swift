@@ -11,7 +11,7 @@ import Testing
 /// the stored material gives one, the date of the release or pull request. No vector here was encoded from a
 /// specification by hand: every section 7 to 27 has at least one string from iabgpp-es.
 @Suite struct GPPUSSectionVectorTests {
-    typealias Expected = [(String, GPPUSSection.Value)]
+    typealias Expected = [(String, GPPString.USSection.Value)]
 
     /// Where a vector came from.
     struct Source: Sendable, CustomStringConvertible {
@@ -39,18 +39,18 @@ import Testing
         var section: Int
         var string: String
         /// The core's fields, the version first.
-        var core: [(String, GPPUSSection.Value)]
+        var core: [(String, GPPString.USSection.Value)]
         /// The subsection's fields, when the string has one.
-        var subsection: [(String, GPPUSSection.Value)]?
+        var subsection: [(String, GPPString.USSection.Value)]?
         var source: Source
         /// The draft layout the string is in, or `nil` for the published one.
         var draft: String? = nil
-        var fields: [(String, GPPUSSection.Value)] { core + (subsection ?? []) }
+        var fields: [(String, GPPString.USSection.Value)] { core + (subsection ?? []) }
         var testDescription: String { "\(section) \(string) from \(source.path)" }
     }
 
-    static func int(_ name: String, _ value: Int) -> (String, GPPUSSection.Value) { (name, .int(value)) }
-    static func list(_ name: String, _ values: [Int]) -> (String, GPPUSSection.Value) { (name, .list(values)) }
+    static func int(_ name: String, _ value: Int) -> (String, GPPString.USSection.Value) { (name, .int(value)) }
+    static func list(_ name: String, _ values: [Int]) -> (String, GPPString.USSection.Value) { (name, .list(values)) }
     static let gpcOn: Expected = [int("SubsectionType", 1), ("Gpc", .bool(true))]
     static let gpcOff: Expected = [int("SubsectionType", 1), ("Gpc", .bool(false))]
     static let mspaSet: Expected = [
@@ -322,7 +322,7 @@ import Testing
 
     @Test(arguments: vectors + draftVectors)
     func referenceStringsDecodeFieldForField(vector: Vector) throws {
-        let section = try GPPUSSection(sectionID: vector.section, vector.string)
+        let section = try GPPString.USSection(sectionID: vector.section, vector.string)
         #expect(section.fields.map(\.name) == vector.fields.map(\.0), "\(vector.source)")
         #expect(section.fields.map(\.value) == vector.fields.map(\.1), "\(vector.source)")
         #expect(section.draftLayout == vector.draft)
@@ -354,12 +354,12 @@ import Testing
         ("CAAAVVVVVVRA.QA", Array(repeating: 1, count: 16), [1, 1, 1]),
     ])
     func usNationalListsFollowTheVersion(string: String, sensitive: [Int], child: [Int]) throws {
-        let section = try GPPUSSection(sectionID: 7, string)
+        let section = try GPPString.USSection(sectionID: 7, string)
         let base = Self.defaults(section.version == 1 ? Self.national1 : Self.national2) + Self.gpcOff
         let expected: Expected = base.map { name, value in
             switch name {
-            case "SensitiveDataProcessing": (name, GPPUSSection.Value.list(sensitive))
-            case "KnownChildSensitiveDataConsents": (name, GPPUSSection.Value.list(child))
+            case "SensitiveDataProcessing": (name, GPPString.USSection.Value.list(sensitive))
+            case "KnownChildSensitiveDataConsents": (name, GPPString.USSection.Value.list(child))
             default: (name, value)
             }
         }
@@ -371,7 +371,7 @@ import Testing
         // IABTechLab/iabgpp-es modules/cmpapi/test/encoder/section/UsNat.test.ts, the stored copy of `usNat2`,
         // "should decode BqqqqqqqqqA": every field 2 (the library pads the lists of
         // version 1 to version 2's lengths with zeros; version 1 holds 12 and 2 values).
-        let section = try GPPUSSection(sectionID: 7, "BqqqqqqqqqA")
+        let section = try GPPString.USSection(sectionID: 7, "BqqqqqqqqqA")
         #expect(section.version == 1)
         for field in section.fields.dropFirst() {
             switch field.value {
@@ -385,8 +385,8 @@ import Testing
     }
 
     @Test func everySectionFrom7To27HasAReferenceVectorWithItsSource() {
-        #expect(GPPUSSection.sectionIDs == Array(7...27))
-        for id in GPPUSSection.sectionIDs {
+        #expect(GPPString.USSection.sectionIDs == Array(7...27))
+        for id in GPPString.USSection.sectionIDs {
             let fromLibrary = Self.vectors.filter { $0.section == id && $0.source.fromReferenceLibrary }
             #expect(!fromLibrary.isEmpty, "section \(id) has no vector from the reference library")
             // The published layout, not only a draft.
@@ -398,7 +398,7 @@ import Testing
                 !source.repository.isEmpty && !source.path.isEmpty && !source.commit.isEmpty && !source.date.isEmpty,
                 "\(vector.section) \(vector.string) records no source")
         }
-        let names = GPPUSSection.sectionIDs.compactMap(GPPUSSection.name(ofSection:))
+        let names = GPPString.USSection.sectionIDs.compactMap(GPPString.USSection.name(ofSection:))
         #expect(
             names == [
                 "usnat", "usca", "usva", "usco", "usut", "usct", "usfl", "usmt", "usor", "ustx", "usde", "usia",
@@ -409,25 +409,25 @@ import Testing
     @Test(arguments: [25, 26, 27])
     func theReleasedStringsOptOutsDecideWhileTheDraftsStillRead(section id: Int) throws {
         // iabgpp-es 3.2's own test string: sale and targeted advertising opted out, sensitive data in subsection 1.
-        let released = try GPPUSSection(sectionID: id, "BVVV.kkk")
+        let released = try GPPString.USSection(sectionID: id, "BVVV.kkk")
         #expect(released.saleOptOut == .optedOut && released.targetedAdvertisingOptOut == .optedOut)
         #expect(released["SensitiveDataProcessing"] == .list(Self.sensitive8))
         #expect(released.globalPrivacyControl == nil && released.draftLayout == nil)
         // A June draft string: the same first 24 bits, so the same opt-outs; its GPC subsection is read.
-        let draft = try GPPUSSection(sectionID: id, "BVVVkkk.YA")
+        let draft = try GPPString.USSection(sectionID: id, "BVVVkkk.YA")
         #expect(draft.saleOptOut == .optedOut && draft.targetedAdvertisingOptOut == .optedOut)
         #expect(draft.globalPrivacyControl == true && draft.draftLayout == "June 2026 draft")
     }
 
     @Test func typedOptOutsFollowTheSectionsFields() throws {
-        let california = try GPPUSSection(sectionID: 8, "BVWSSSVY.YA")
+        let california = try GPPString.USSection(sectionID: 8, "BVWSSSVY.YA")
         #expect(california.saleOptOut == .optedOut && california.sharingOptOut == .optedOut)
         #expect(california.targetedAdvertisingOptOut == nil)
         #expect(california.globalPrivacyControl == true)
-        let virginia = try GPPUSSection(sectionID: 9, "BVWSSVY")
+        let virginia = try GPPString.USSection(sectionID: 9, "BVWSSVY")
         #expect(virginia.sharingOptOut == nil && virginia.targetedAdvertisingOptOut == .optedOut)
         #expect(virginia.globalPrivacyControl == nil)
-        let maryland = try GPPUSSection(sectionID: 24, "BQAA.Q")
+        let maryland = try GPPString.USSection(sectionID: 24, "BQAA.Q")
         #expect(maryland.saleOptOut == .notApplicable && maryland.globalPrivacyControl == false)
     }
 
@@ -452,9 +452,9 @@ import Testing
     ])
     func malformedSectionsNameSectionFieldAndBit(id: Int, text: String, section: String, field: String, bit: Int) {
         #expect {
-            try GPPUSSection(sectionID: id, text)
+            try GPPString.USSection(sectionID: id, text)
         } throws: { error in
-            let error = error as! GPPStringError
+            let error = error as! GPPString.DecodingError
             return error.section == section && error.field == field && error.bitOffset == bit
         }
     }

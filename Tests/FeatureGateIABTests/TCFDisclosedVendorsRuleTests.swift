@@ -40,7 +40,7 @@ import Testing
         if created < Self.deadline {
             #expect(try TCString(withoutSegment).disclosedVendors == nil)
         } else {
-            let error = #expect(throws: TCStringError.self) { try TCString(withoutSegment) }
+            let error = #expect(throws: TCString.DecodingError.self) { try TCString(withoutSegment) }
             #expect(error?.kind == .invalidSegment && error?.segment == .disclosedVendors)
             #expect(error?.description.contains("TCF v2.3") == true)
         }

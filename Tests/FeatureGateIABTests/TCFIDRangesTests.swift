@@ -6,12 +6,12 @@ import Testing
 /// IDs as a bit-vector set built from the same input.
 @Suite struct TCFIDRangesTests {
     @Test func rangesAreSortedMergedAndClampedToPositiveIDs() {
-        let set = TCFIDRanges(ranges: [50...60, -5...2, 3...3, 61...70, 100...100, 55...58, -9...0])
+        let set = TCString.IDRanges(ranges: [50...60, -5...2, 3...3, 61...70, 100...100, 55...58, -9...0])
         #expect(set.ranges == [1...3, 50...70, 100...100])
         #expect(set.count == 25)
         #expect(set.description == "[1-3, 50-70, 100]")
-        #expect(TCFIDRanges().isEmpty && TCFIDRanges([0, -1]).isEmpty)
-        #expect(TCFIDRanges([3, 1, 2, 9]) == TCFIDRanges(ranges: [1...3, 9...9]))
+        #expect(TCString.IDRanges().isEmpty && TCString.IDRanges([0, -1]).isEmpty)
+        #expect(TCString.IDRanges([3, 1, 2, 9]) == TCString.IDRanges(ranges: [1...3, 9...9]))
     }
 
     @Test func randomRangesHoldExactlyTheIDsABitVectorHolds() {
@@ -22,8 +22,8 @@ import Testing
                 let start = Int.random(in: -3...200, using: &random)
                 return start...(start + Int.random(in: 0...30, using: &random))
             }
-            let set = TCFIDRanges(ranges: ranges)
-            var bits = TCFIDSet()
+            let set = TCString.IDRanges(ranges: ranges)
+            var bits = TCString.IDSet()
             for range in ranges { bits.insert(range) }
             let context = "seed \(seed), iteration \(iteration): \(ranges)"
             #expect(Array(set) == bits.ids, "\(context)")

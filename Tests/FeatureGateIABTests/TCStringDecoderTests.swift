@@ -33,7 +33,7 @@ import Testing
         return (string, core)
     }
 
-    private func decodingError(_ string: String) -> TCStringError? {
+    private func decodingError(_ string: String) -> TCString.DecodingError? {
         do {
             _ = try TCString(string)
             return nil
@@ -56,12 +56,13 @@ import Testing
         #expect(tc.purposeLegitimateInterests.ids == [2, 9, 10])
         #expect(tc.vendorConsents.ids == [2, 5, 64, 65])
         #expect(tc.vendorLegitimateInterests.ids == [3, 10, 11, 12, 600, 601])
-        #expect(tc.publisherRestrictions == [TCFPublisherRestriction(purpose: 7, type: .notAllowed, vendors: [5, 6])])
+        #expect(
+            tc.publisherRestrictions == [TCString.PublisherRestriction(purpose: 7, type: .notAllowed, vendors: [5, 6])])
         #expect(tc.disclosedVendors?.ids == [1, 2, 3, 4, 9])
         #expect(tc.allowedVendors?.ids == [3])
         #expect(
             tc.publisherTC
-                == TCFPublisherTC(
+                == TCString.PublisherTC(
                     purposeConsents: [1, 8], purposeLegitimateInterests: [10], numberOfCustomPurposes: 3,
                     customPurposeConsents: [1, 3], customPurposeLegitimateInterests: [2]))
     }
@@ -95,7 +96,7 @@ import Testing
 
     @Test func truncationAtEveryCharacterOfAnOptionalSegment() throws {
         let parts = fullString().string.split(separator: ".").map(String.init)
-        let kinds: [TCStringError.Segment] = [.core, .disclosedVendors, .allowedVendors, .publisherTC]
+        let kinds: [TCString.DecodingError.Segment] = [.core, .disclosedVendors, .allowedVendors, .publisherTC]
         for index in 1...3 {
             for length in 1..<parts[index].count {
                 var cut = parts
@@ -240,9 +241,9 @@ import Testing
         let tc = try TCString(core.base64URL + "." + publisher.base64URL)
         #expect(
             tc.publisherRestrictions == [
-                TCFPublisherRestriction(purpose: 2, type: .undefined, vendors: [4, 5]),
-                TCFPublisherRestriction(purpose: 7, type: .notAllowed, vendors: [9]),
-                TCFPublisherRestriction(purpose: 10, type: .undefined, vendors: [1, 2, 3]),
+                TCString.PublisherRestriction(purpose: 2, type: .undefined, vendors: [4, 5]),
+                TCString.PublisherRestriction(purpose: 7, type: .notAllowed, vendors: [9]),
+                TCString.PublisherRestriction(purpose: 10, type: .undefined, vendors: [1, 2, 3]),
             ])
         #expect(tc.vendorConsents.ids == [4, 9])
         #expect(tc.purposeConsents.ids == [1, 3, 4, 7, 8])

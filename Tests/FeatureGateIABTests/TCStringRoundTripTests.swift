@@ -33,18 +33,18 @@ import Testing
             for vendors in [consents, legitimateInterests] {
                 writeVendors(vendors, to: &writer, random: &random)
             }
-            var restrictions: [TCFPublisherRestriction] = []
+            var restrictions: [TCString.PublisherRestriction] = []
             let restrictionCount = Int.random(in: 0...3, using: &random)
             writer.append(restrictionCount, 12, "")
             for _ in 0..<restrictionCount {
                 let purpose = Int.random(in: 1...24, using: &random)
-                let type = TCFPublisherRestriction.RestrictionType.allCases.randomElement(using: &random)!
+                let type = TCString.PublisherRestriction.RestrictionType.allCases.randomElement(using: &random)!
                 let vendors = randomVendors(&random)
                 writer.append(purpose, 6, "")
-                writer.append(TCFPublisherRestriction.RestrictionType.allCases.firstIndex(of: type)!, 2, "")
+                writer.append(TCString.PublisherRestriction.RestrictionType.allCases.firstIndex(of: type)!, 2, "")
                 writer.appendVendorRanges(ranges(of: vendors), maximum: nil, prefix: "")
                 restrictions.append(
-                    TCFPublisherRestriction(purpose: purpose, type: type, vendors: TCFIDRanges(vendors)))
+                    TCString.PublisherRestriction(purpose: purpose, type: type, vendors: TCString.IDRanges(vendors)))
             }
             var segments = [writer.base64URL]
             let disclosed = Bool.random(using: &random) ? randomVendors(&random) : nil
@@ -71,13 +71,13 @@ import Testing
             let context = "seed \(seed), iteration \(iteration): \(string)"
             if fields.policyVersion >= 4 && !fields.isServiceSpecific {
                 // TCF v2.2 has no global scope: the string is invalid, whatever else it says.
-                let error = #expect(throws: TCStringError.self, "\(context)") { try TCString(string) }
+                let error = #expect(throws: TCString.DecodingError.self, "\(context)") { try TCString(string) }
                 #expect(error?.field == "IsServiceSpecific", "\(context)")
                 continue
             }
             if disclosed == nil && fields.created >= 17_723_232_000 {
                 // TCF v2.3: created on or after 2026-03-01 without the disclosed-vendors segment is invalid.
-                let error = #expect(throws: TCStringError.self, "\(context)") { try TCString(string) }
+                let error = #expect(throws: TCString.DecodingError.self, "\(context)") { try TCString(string) }
                 #expect(error?.kind == .invalidSegment && error?.segment == .disclosedVendors, "\(context)")
                 continue
             }

@@ -111,9 +111,9 @@ import Testing
         let tc = try TCString(BitWriter.base64URL(BitWriter.bits(bits)))
         #expect(
             tc.publisherRestrictions == [
-                TCFPublisherRestriction(purpose: 1, type: .requireConsent, vendors: []),
-                TCFPublisherRestriction(purpose: 2, type: .notAllowed, vendors: []),
-                TCFPublisherRestriction(purpose: 3, type: .requireLegitimateInterest, vendors: []),
+                TCString.PublisherRestriction(purpose: 1, type: .requireConsent, vendors: []),
+                TCString.PublisherRestriction(purpose: 2, type: .notAllowed, vendors: []),
+                TCString.PublisherRestriction(purpose: 3, type: .requireLegitimateInterest, vendors: []),
             ])
     }
 
@@ -141,7 +141,7 @@ import Testing
         let requireConsentForPurposeOne = tc.publisherRestrictions.filter {
             $0.purpose == 1 && $0.type == .requireConsent
         }
-        #expect(TCFIDSet(requireConsentForPurposeOne.flatMap(\.vendors)).ids == [7, 20, 71, 122, 140, 183])
+        #expect(TCString.IDSet(requireConsentForPurposeOne.flatMap(\.vendors)).ids == [7, 20, 71, 122, 140, 183])
     }
 
     @Test func aBitFieldShorterThanMaxVendorIdIsAnError() {
@@ -150,7 +150,7 @@ import Testing
             "CLSYjTaOngnCIAOABBENAXCMAGOAABBAAA7IA5n-m7fP6_3fbqVv6E__PoA5Aqff3aJx8tv_1967rfnQEQoAIAAQCrwkAEABAcACAB"
             + "IMACAAuApEVABABUSABgBCAVSAtIoACACIArYQAHACgAFgAVwBJgDcAI7AWgMAAgBiKgAgBMgFfKQAQBRkQAQA4AFiBAAoA-AEVAJ"
             + "lAVgAtYcACAJcAr4eABAK8OgBgFzAOmAqwgABAWyA.IFukWSQh"
-        #expect(throws: TCStringError.self) { try TCString(string) }
+        #expect(throws: TCString.DecodingError.self) { try TCString(string) }
     }
 
     @Test(arguments: [
@@ -163,7 +163,7 @@ import Testing
         #expect {
             try TCString(string)
         } throws: { error in
-            let error = error as! TCStringError
+            let error = error as! TCString.DecodingError
             return error.kind == .unsupportedVersion && error.segment == .core && error.field == "Version"
                 && error.bitOffset == 0 && error.found.hasPrefix("1")
         }
@@ -174,7 +174,8 @@ import Testing
         #expect {
             try TCString("DQ==")
         } throws: { error in
-            (error as! TCStringError).kind == .unsupportedVersion && (error as! TCStringError).found == "3"
+            (error as! TCString.DecodingError).kind == .unsupportedVersion
+                && (error as! TCString.DecodingError).found == "3"
         }
     }
 

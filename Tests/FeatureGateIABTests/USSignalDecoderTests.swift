@@ -20,7 +20,7 @@ import Testing
         #expect {
             try USPrivacyString(string)
         } throws: { error in
-            let error = error as! USPrivacyStringError
+            let error = error as! USPrivacyString.DecodingError
             return error.field == field && error.characterOffset == offset
         }
     }
@@ -59,7 +59,7 @@ import Testing
 
     @Test func usNationalEveryOptOut() throws {
         // iabgpp-java UsNatTest.testEncode2: every notice 1, every opt-out 1, MSPA modes 1, 1, 2, GPC on.
-        let usnat = try USNationalSection("BVVVkkkklWA.YA")
+        let usnat = try GPPString.USNationalSection("BVVVkkkklWA.YA")
         #expect(usnat.saleOptOut == .optedOut && usnat.sharingOptOut == .optedOut)
         #expect(usnat.targetedAdvertisingOptOut == .optedOut)
         #expect(usnat.sensitiveDataProcessing == [2, 1, 0, 2, 1, 0, 2, 1, 0, 2, 1, 0])
@@ -72,7 +72,7 @@ import Testing
 
     @Test func usNationalVersionTwoHasSixteenSensitiveCategoriesAndThreeChildConsents() throws {
         // Version 2 ("C"), everything zero but MspaCoveredTransaction = 1: 6 + 18 + 32 + 6 + 2 + 2 bits, then it.
-        let usnat = try USNationalSection("CAAAAAAAAABA")
+        let usnat = try GPPString.USNationalSection("CAAAAAAAAABA")
         #expect(usnat.version == 2)
         #expect(usnat.sensitiveDataProcessing.count == 16)
         #expect(usnat.knownChildSensitiveDataConsents.count == 3)
@@ -105,7 +105,7 @@ import Testing
         #expect {
             try GPPString(string)
         } throws: { error in
-            let error = error as! GPPStringError
+            let error = error as! GPPString.DecodingError
             return error.section == section && error.field == field
         }
     }

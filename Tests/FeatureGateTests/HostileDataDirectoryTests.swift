@@ -292,7 +292,7 @@ enum ConsentRecordLineFixture {
         let store = FileFeatureStore(url: URL(filePath: "/tmp/\u{1B}[2Jstate.json"))
         #expect(store.description == #"/tmp/\u{1B}[2Jstate.json"#)
         #expect(ConsentCategory("evil\nline").description == #"evil\nline"#)
-        let error = #expect(throws: FeatureStateRecordError.self) {
+        let error = #expect(throws: PrivacyManagerDiagnostic.StoredStateError.self) {
             try FeatureStateRecord(decoding: Data("\u{1B}[2J\n".utf8))
         }
         #expect(!"\(error as Any)".contains("\u{1B}"))

@@ -51,3 +51,36 @@ import Testing
         for loop in loops { #expect(await loop.value == expected) }
     }
 }
+
+/// The renamed spellings of this module (`isAnyFeatureEnabled()`, `observeFromNow(_:)`, `applyAnswer(_:for:from:)`)
+/// still compile and do what their new names do: the one place outside the migration notes that uses them.
+@Suite struct RenamedFeatureGateSpellingsTests {
+    @available(*, deprecated)
+    @Test func theRenamedSpellingsStillCompileAndForwardToTheirNewNames() async throws {
+        let privacy = PrivacyManager(
+            configuration: PrivacyConfiguration(enabledFeatures: .push), store: InMemoryFeatureStore(),
+            consentPolicy: .default)
+        #expect(privacy.isAnyFeatureEnabled() == privacy.isAnyEnabled())
+
+        let changes = LockedChanges()
+        let (current, token) = privacy.observeFromNow { changes.append($0) }
+        #expect(current == privacy.enabledFeatures)
+        privacy.disableFeatures(.push)
+        #expect(changes.all.map(\.current) == [privacy.enabledFeatures])
+        token.cancel()
+
+        let consent = ConsentManager(privacy: privacy, ledger: InMemoryConsentLedger())
+        let record = try await consent.applyAnswer(.granted, for: .analytics, from: .cmp)
+        #expect(record?.newStatus == .granted)
+        #expect(await consent.status(for: .analytics) == .granted)
+    }
+}
+
+/// The changes an observer saw, from any thread.
+private final class LockedChanges: @unchecked Sendable {
+    private let lock = NSLock()
+    private var changes: [FeatureChange] = []
+
+    func append(_ change: FeatureChange) { lock.withLock { changes.append(change) } }
+    var all: [FeatureChange] { lock.withLock { changes } }
+}

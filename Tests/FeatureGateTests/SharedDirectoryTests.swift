@@ -232,9 +232,9 @@ import Darwin
             diagnosticHandler: { diagnostics.append($0) })
         privacy.enableFeatures(.push)
         #expect(try store.load() == newer)
-        let failure = diagnostics.all.compactMap { diagnostic -> FeatureStateRecordError? in
+        let failure = diagnostics.all.compactMap { diagnostic -> PrivacyManagerDiagnostic.StoredStateError? in
             guard case .saveFailed(_, let error) = diagnostic else { return nil }
-            return error as? FeatureStateRecordError
+            return error as? PrivacyManagerDiagnostic.StoredStateError
         }
         #expect(failure == [.unsupportedVersion(found: 3, supported: FeatureStateRecord.currentVersion)])
     }

@@ -166,16 +166,6 @@ import Testing
         #expect(store.storedFeatures == .all)
     }
 
-    /// The deprecated statics still work, as the one way they forward to.
-    @available(*, deprecated)
-    @Test func theDeprecatedStaticsForwardToTheRecordsOwnEncoding() throws {
-        let data = FeatureStateRecord.encode([.push, .contacts])
-        #expect(data == FeatureStateRecord(enabledFeatures: [.push, .contacts]).encoded())
-        #expect(try FeatureStateRecord.decode(data) == [.push, .contacts])
-        let partial = FeatureStateRecord(enabledFeatures: .push, decidedFeatures: [.push, .analytics]).encoded()
-        #expect(try FeatureStateRecord.decode(partial) == .push)
-    }
-
     @Test func recordsRoundTripAndIgnoreFieldsAddedLater() throws {
         let record = FeatureStateRecord(enabledFeatures: [.push, .featureFlags])
         #expect(try FeatureStateRecord(decoding: record.encoded()) == record)

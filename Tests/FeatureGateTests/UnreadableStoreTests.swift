@@ -154,7 +154,7 @@ final class FlakyFeatureStore: FeatureStore, CustomStringConvertible {
         #expect(gate.enabledFeatures == [.messageCenter, .featureFlags])
         #expect(store.writes == 0)
         #expect((try? store.load()) == newer)
-        guard case .saveFailed(_, let error as FeatureStateRecordError) = diagnostics.all.last,
+        guard case .saveFailed(_, let error as PrivacyManagerDiagnostic.StoredStateError) = diagnostics.all.last,
             case .unsupportedVersion(99, _) = error
         else {
             Issue.record("expected saveFailed with the newer version, got \(diagnostics.all)")

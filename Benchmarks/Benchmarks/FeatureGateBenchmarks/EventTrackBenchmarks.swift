@@ -8,7 +8,7 @@ import NoopRuntime
 /// package, in paired samples (``PairedSample``), so that the ratio holds on a busy machine:
 ///
 /// - `lockedAppend`: the floor, a bare locked append: `NSLock`, `Array.append`, unlock. Whatever `track` adds (the
-///   gate's load, the revocation check, the ledger's counts, the event's identifier) shows against it.
+///   gate's load, the revocation check, the counter's counts, the event's identifier) shows against it.
 /// - `taskPerEvent`: the pattern the seed's analytics used: an actor that keeps the events, fed by one `Task` per
 ///   event. A sample spawns its tasks and ends when the actor holds every event.
 ///
@@ -20,9 +20,9 @@ func registerEventTrackBenchmarks() {
     let calls = 1_000
     let privacy = PrivacyManager(
         configuration: PrivacyConfiguration(enabledFeatures: .analytics), store: InMemoryFeatureStore())
-    let ledger = IOLedger()
+    let counter = IOCounter()
     let buffer = GatedEventBuffer<TrackedEvent>(
-        features: .analytics, capacity: calls, privacy: privacy, backends: [], ledger: ledger)
+        features: .analytics, capacity: calls, privacy: privacy, backends: [], counter: counter)
     let event = TrackedEvent(name: "screen_view", properties: ["screen": "settings", "source": "deep_link"])
 
     func trackAll() {
@@ -30,7 +30,7 @@ func registerEventTrackBenchmarks() {
             do throws(GatedIOError) {
                 try buffer.track(event)
             } catch {
-                // The gate is open: a refusal fails the benchmark after the sample (the ledger's count).
+                // The gate is open: a refusal fails the benchmark after the sample (the counter's count).
             }
         }
     }
@@ -41,11 +41,11 @@ func registerEventTrackBenchmarks() {
         "GatedIO.eventBuffer.track.open-vs-lockedAppend",
         configuration: .allocationFree(calls: .kilo, extraMetrics: appendPair.metrics)
     ) { benchmark in
-        let before = ledger.totals.eventsAccepted
+        let before = counter.totals.eventsAccepted
         appendPair.measure(in: benchmark, calls: calls, trackAll) {
             for _ in 0..<calls { floor.append(event) }
         }
-        if ledger.totals.eventsAccepted - before != calls || buffer.bufferedCount != calls || floor.count != calls {
+        if counter.totals.eventsAccepted - before != calls || buffer.bufferedCount != calls || floor.count != calls {
             benchmark.error("expected every event kept by the open buffer and by the locked array")
         }
     }
@@ -56,14 +56,14 @@ func registerEventTrackBenchmarks() {
         "GatedIO.eventBuffer.track.open-vs-taskPerEvent",
         configuration: .reported(calls: .kilo, extraMetrics: taskPair.metrics)
     ) { benchmark in
-        let before = ledger.totals.eventsAccepted
+        let before = counter.totals.eventsAccepted
         let received = sink.received
         taskPair.measure(in: benchmark, calls: calls, trackAll) {
             sink.expect(calls)
             for _ in 0..<calls { Task { await sink.record(event) } }
             sink.wait()
         }
-        if ledger.totals.eventsAccepted - before != calls || sink.received - received != calls {
+        if counter.totals.eventsAccepted - before != calls || sink.received - received != calls {
             benchmark.error("expected every event kept by the open buffer and by the actor")
         }
     }

@@ -36,7 +36,7 @@ public final class AnonymousIdentifier: Sendable, CustomStringConvertible {
 
     /// Creates the identifier's home. Reads and writes nothing until ``current()`` is called, except to finish a
     /// revocation: when the gate's store records a revoke-all that a kill interrupted before it deleted the
-    /// identifier (``PrivacyManager/pendingRevocation``), the file and the temporary files beside it are deleted
+    /// identifier (`PrivacyManager.pendingRevocation`), the file and the temporary files beside it are deleted
     /// here, unread, and the revocation is told so.
     ///
     /// - Parameters:

@@ -86,29 +86,31 @@ package final class ObservedHandler<Value>: @unchecked Sendable {
     }
 }
 
-/// The asynchronous sequence of effective feature sets returned by ``PrivacyManager/updates``.
-///
-/// Each iterator is its own subscription: it starts with the current set, then receives every real change.
-public struct FeatureUpdates: AsyncSequence, Sendable {
-    /// Each element is the whole effective set.
-    public typealias Element = Feature
+extension PrivacyManager {
+    /// The asynchronous sequence of effective feature sets returned by ``PrivacyManager/updates``.
+    ///
+    /// Each iterator is its own subscription: it starts with the current set, then receives every real change.
+    public struct Updates: AsyncSequence, Sendable {
+        /// Each element is the whole effective set.
+        public typealias Element = Feature
 
-    let manager: PrivacyManager
+        let manager: PrivacyManager
 
-    /// Subscribes and returns an iterator that starts with the current effective set.
-    public func makeAsyncIterator() -> Iterator {
-        let (stream, continuation) = AsyncStream.makeStream(of: Feature.self, bufferingPolicy: .unbounded)
-        manager.subscribe(continuation)
-        return Iterator(base: stream.makeAsyncIterator())
-    }
+        /// Subscribes and returns an iterator that starts with the current effective set.
+        public func makeAsyncIterator() -> Iterator {
+            let (stream, continuation) = AsyncStream.makeStream(of: Feature.self, bufferingPolicy: .unbounded)
+            manager.subscribe(continuation)
+            return Iterator(base: stream.makeAsyncIterator())
+        }
 
-    /// Iterates one subscription.
-    public struct Iterator: AsyncIteratorProtocol {
-        var base: AsyncStream<Feature>.Iterator
+        /// Iterates one subscription.
+        public struct Iterator: AsyncIteratorProtocol {
+            var base: AsyncStream<Feature>.Iterator
 
-        /// The next effective set, or `nil` once the manager is gone.
-        public mutating func next() async -> Feature? {
-            await base.next()
+            /// The next effective set, or `nil` once the manager is gone.
+            public mutating func next() async -> Feature? {
+                await base.next()
+            }
         }
     }
 }

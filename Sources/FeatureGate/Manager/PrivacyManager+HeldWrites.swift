@@ -65,7 +65,7 @@ extension PrivacyManager {
     func retryHeldRecord(_ state: inout State) -> PrivacyManagerDiagnostic {
         let storeName = String(describing: store)
         var wasRead = false
-        var newer: FeatureStateRecordError?
+        var newer: PrivacyManagerDiagnostic.StoredStateError?
         do {
             try store.update { data in
                 wasRead = true

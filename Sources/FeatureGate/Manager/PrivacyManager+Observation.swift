@@ -62,7 +62,7 @@ extension PrivacyManager {
     /// one element per real change, in order. No-ops (enabling what is on, a remote change that leaves the
     /// effective set as it was) produce nothing. Elements are buffered until the loop takes them. The sequence
     /// ends when the manager is deallocated; the subscription ends when the loop does.
-    public var updates: FeatureUpdates { FeatureUpdates(manager: self) }
+    public var updates: PrivacyManager.Updates { PrivacyManager.Updates(manager: self) }
 
     func subscribe(_ continuation: AsyncStream<Feature>.Continuation) {
         let id = state.withLock { state in

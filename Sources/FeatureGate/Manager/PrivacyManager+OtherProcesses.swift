@@ -51,15 +51,21 @@ extension PrivacyManager {
     /// that could not be read while the device was locked is read, and the changes held meanwhile are merged into it
     /// and saved (``retryHeldStore()``, ``reloadStoredState()``).
     ///
-    /// - Parameters:
-    ///   - availability: What tells when protected data becomes available; on iOS, the default follows
-    ///     `UIApplication.protectedDataDidBecomeAvailableNotification`.
-    ///   - onAvailable: Runs after the state was read again: hand it to the consent manager
-    ///     (``ConsentManager/catchUpWithLedger()``), whose ledger may not have been readable either.
+    /// Follows `UIApplication.protectedDataDidBecomeAvailableNotification` (by name: FeatureGate links no UIKit).
+    /// To follow something else, call ``reloadStoredState()`` (and the consent manager's
+    /// ``ConsentManager/catchUpWithLedger()``) when it says protected data is available.
+    ///
+    /// - Parameter onAvailable: Runs after the state was read again: hand it to the consent manager
+    ///   (``ConsentManager/catchUpWithLedger()``), whose ledger may not have been readable either.
     /// - Returns: The token that stops it: cancel it, or release it.
-    public func reloadWhenProtectedDataBecomesAvailable(
-        _ availability: any ProtectedDataAvailability = NotificationCenterProtectedDataAvailability(),
-        onAvailable: (@Sendable () -> Void)? = nil
+    public func reloadWhenProtectedDataBecomesAvailable(onAvailable: (@Sendable () -> Void)? = nil) -> ObservationToken
+    {
+        reloadWhenProtectedDataBecomesAvailable(NotificationCenterProtectedDataAvailability(), onAvailable: onAvailable)
+    }
+
+    /// ``reloadWhenProtectedDataBecomesAvailable(onAvailable:)`` told by `availability` (tests' doubles).
+    package func reloadWhenProtectedDataBecomesAvailable(
+        _ availability: any ProtectedDataAvailability, onAvailable: (@Sendable () -> Void)? = nil
     ) -> ObservationToken {
         availability.whenAvailable { [weak self] in
             self?.reloadStoredState()
@@ -108,7 +114,7 @@ extension PrivacyManager {
             // Removed (a process's `remove()`): nothing to take; this process's record is saved with its next change.
             guard let data = try store.load() else { return nil }
             stored = try FeatureStateRecord(decoding: data)
-        } catch let error as FeatureStateRecordError {
+        } catch let error as PrivacyManagerDiagnostic.StoredStateError {
             return .storedStateUnreadable(store: storeName, error: error)
         } catch  where Self.mayBecomeReadable(error) {
             state.rules.holdWrites()

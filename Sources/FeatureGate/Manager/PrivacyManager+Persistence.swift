@@ -167,7 +167,7 @@ extension PrivacyManager {
         from before: FeatureStateRecord, to after: FeatureStateRecord, ledgerLength: Int? = nil,
         owed: inout Feature
     ) -> PrivacyManagerDiagnostic? {
-        var newer: FeatureStateRecordError?
+        var newer: PrivacyManagerDiagnostic.StoredStateError?
         var saved: Feature?
         do {
             try store.update { data in
@@ -197,8 +197,9 @@ extension PrivacyManager {
     /// A record read under the store's lock for a read-modify-write: the record (`nil` when corrupt, so it is
     /// replaced), or the error of a record in a newer format, which is left as it is: writing this format over it
     /// would drop what this version does not understand.
-    static func storedForUpdate(_ data: Data) -> Result<FeatureStateRecord?, FeatureStateRecordError> {
-        do throws(FeatureStateRecordError) {
+    static func storedForUpdate(_ data: Data) -> Result<FeatureStateRecord?, PrivacyManagerDiagnostic.StoredStateError>
+    {
+        do throws(PrivacyManagerDiagnostic.StoredStateError) {
             return .success(try FeatureStateRecord(decoding: data))
         } catch .unsupportedVersion(let found, let supported) {
             return .failure(.unsupportedVersion(found: found, supported: supported))

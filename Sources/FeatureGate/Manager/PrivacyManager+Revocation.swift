@@ -6,12 +6,12 @@ extension PrivacyManager {
     /// The revoke-all that began and has not finished, as the store recorded it; `nil` when there is none.
     ///
     /// Read from the store at start-up: after a process died during revoke-all, the gate starts revoked and this
-    /// says what is left to do (see ``PendingRevocation``).
-    public var pendingRevocation: PendingRevocation? { revocation.withLock { $0 } }
+    /// says what is left to do (see `PendingRevocation`).
+    package var pendingRevocation: PendingRevocation? { revocation.withLock { $0 } }
 
     /// Records that a revocation began, before anything else changes: one read-modify-write of the store, under its
     /// lock, that keeps `pending` (or the one already pending, joined by it: see
-    /// ``PendingRevocation/joined(by:)``), decides every flag off (the catalog's and any other the record holds) and
+    /// `PendingRevocation.joined(by:)`), decides every flag off (the catalog's and any other the record holds) and
     /// refuses `categories`. Then applies the same in memory.
     ///
     /// - Returns: The pending revocation now recorded, and the store's error when it could not be written (the gate
@@ -79,7 +79,7 @@ extension PrivacyManager {
     }
 
     /// Changes the pending revocation whose key is `key`, in the store (a read-modify-write under its lock) and in
-    /// memory; removes it once ``PendingRevocation/isFinished``. Does nothing when none with that key is pending.
+    /// memory; removes it once `isFinished`. Does nothing when none with that key is pending.
     ///
     /// - Throws: The store's error; memory is left as it was then, so the step is done again next time.
     package func updatePendingRevocation(key: UUID, _ change: (inout PendingRevocation) -> Void) throws {

@@ -76,7 +76,7 @@ public final class PrivacyManager: Sendable {
     /// only under `state`'s lock and read without any, so an event buffer's `track` reads them on its hot path.
     @usableFromInline let disableCounts = AtomicWordBuffer<UInt>(repeating: 0, count: UInt.bitWidth)
     let store: any FeatureStore
-    /// The revoke-all the store records as begun and not finished (see ``pendingRevocation``).
+    /// The revoke-all the store records as begun and not finished (see `pendingRevocation`).
     let revocation: LockedValue<PendingRevocation?>
     let diagnosticHandler: (@Sendable (PrivacyManagerDiagnostic) -> Void)?
     /// Whether a background retry of held writes is scheduled: one at a time, however many changes were held.
@@ -154,7 +154,7 @@ public final class PrivacyManager: Sendable {
             // saves between the read and the reset is not lost. A record in a newer format is kept as it is:
             // rewriting it in this format would drop what this version does not understand.
             var previous: FeatureStateRecord?
-            var newer: FeatureStateRecordError?
+            var newer: PrivacyManagerDiagnostic.StoredStateError?
             var (wasRead, resetting) = (false, false)
             do {
                 // An unlocked look first: with nothing stored there is nothing to discard, and taking the store's
@@ -220,7 +220,7 @@ public final class PrivacyManager: Sendable {
                     }
                     stored = record
                 }
-            } catch let error as FeatureStateRecordError {
+            } catch let error as PrivacyManagerDiagnostic.StoredStateError {
                 diagnostics.append(.storedStateUnreadable(store: storeName, error: error))
                 source = .unreadableStoredState
             } catch  where Self.mayBecomeReadable(error) {
@@ -369,8 +369,12 @@ public final class PrivacyManager: Sendable {
 
     /// Turns `enable` on and `disable` off in one atomic change of the local layer: one save, one notification.
     ///
-    /// A flag in both sets ends up disabled: when two decisions disagree, the gate fails closed.
-    @available(*, deprecated, message: "call disableFeatures(_:) and enableFeatures(_:): one way to change flags")
+    /// What a settings screen that saves several toggles at once calls: observers and other processes see the set
+    /// before or after, never half of it, and flags in neither set keep whatever value they have (unlike the
+    /// ``enabledFeatures`` setter, which writes back the whole set it read). For a change in one direction, call
+    /// ``enableFeatures(_:)`` or ``disableFeatures(_:)``. A flag in both sets ends up disabled: when two decisions
+    /// disagree, the gate fails closed. What it takes away is visible to ``isEnabled(_:)`` before the call returns,
+    /// as with ``disableFeatures(_:)``.
     public func updateFeatures(enable: Feature = [], disable: Feature = []) {
         update { $0.rules.decide(enable: enable, disable: disable) }
     }

@@ -18,7 +18,7 @@ public enum PrivacyManagerDiagnostic: Sendable, CustomStringConvertible {
     /// The store that could not be read can be read again: the changes held since were merged into its record.
     case storeReadableAgain(store: String)
     /// The stored record could not be decoded. The manager started from the configuration.
-    case storedStateUnreadable(store: String, error: FeatureStateRecordError)
+    case storedStateUnreadable(store: String, error: StoredStateError)
     /// The stored record had flags the catalog does not know; they were dropped.
     case unknownFlagsDropped(store: String, dropped: Feature)
     /// Saving a changed decision failed. The change holds in memory, but a later launch will not see it.
@@ -30,7 +30,7 @@ public enum PrivacyManagerDiagnostic: Sendable, CustomStringConvertible {
     /// kept it as it is: rewriting it in this version's format would drop what this version does not understand
     /// (its refusals among them). The configuration applies in this run; saves leave the record alone too
     /// (``saveFailed(store:error:)``), and the newer version still reads it.
-    case storedStateNewerNotReset(store: String, error: FeatureStateRecordError)
+    case storedStateNewerNotReset(store: String, error: StoredStateError)
     /// A temporary file that an interrupted write left beside the store's record could not be removed at start-up.
     case temporaryFileNotRemoved(store: String, error: any Error)
     /// The kept remote layer exists but could not be read or interpreted. Every flag is remotely disabled until a
@@ -73,6 +73,27 @@ public enum PrivacyManagerDiagnostic: Sendable, CustomStringConvertible {
             "\(file): cannot keep the remote payload (\(error)); it applies until the app exits"
         case .remoteLayerKeptLater(let file):
             "\(file): another process holds the lock; the remote payload applies now and is kept once it lets go"
+        }
+    }
+}
+
+extension PrivacyManagerDiagnostic {
+    /// Why the stored gate state could not be decoded.
+    public enum StoredStateError: Error, Sendable, Hashable, CustomStringConvertible {
+        /// The bytes are not a JSON object with the expected fields. The payload says what was found.
+        case malformed(found: String)
+        /// The record was written by a newer version of the package.
+        case unsupportedVersion(found: Int, supported: Int)
+
+        /// What was found and what was expected.
+        public var description: String {
+            switch self {
+            case .malformed(let found):
+                "stored features are malformed: expected {\"version\": 2, \"enabledFeatures\": <bitmask>, "
+                    + "\"decidedFeatures\": <bitmask>, \"deniedConsentCategories\": [<name>]}, found \(found)"
+            case .unsupportedVersion(let found, let supported):
+                "stored features have version \(found): expected version \(supported) or lower"
+            }
         }
     }
 }

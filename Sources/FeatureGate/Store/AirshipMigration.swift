@@ -79,7 +79,22 @@ public enum AirshipMigration {
 
     /// Reads Airship's stored features without writing anything: `.migrated(features)` says what a migration
     /// would write.
-    public static func read(appKey: String, from reader: any DefaultsReader) -> Result {
+    public static func read(appKey: String, from reader: UserDefaultsReader) -> Result {
+        read(appKey: appKey, from: reader as any DefaultsReader)
+    }
+
+    /// Writes Airship's stored features to `store` as decided flags, if the store holds no record yet.
+    ///
+    /// - Throws: What `store` throws when it cannot be read or written; nothing was migrated then.
+    @discardableResult
+    public static func migrate(
+        appKey: String, from reader: UserDefaultsReader, into store: any FeatureStore
+    ) throws -> Result {
+        try migrate(appKey: appKey, from: reader as any DefaultsReader, into: store)
+    }
+
+    /// ``read(appKey:from:)`` from any preference store (a dictionary in tests).
+    package static func read(appKey: String, from reader: any DefaultsReader) -> Result {
         for key in storedKeys(appKey: appKey) {
             let stored: StoredDefaultsValue?
             do {
@@ -108,11 +123,9 @@ public enum AirshipMigration {
         return Result(outcome: .nothingStored, diagnostics: [])
     }
 
-    /// Writes Airship's stored features to `store` as decided flags, if the store holds no record yet.
-    ///
-    /// - Throws: What `store` throws when it cannot be read or written; nothing was migrated then.
+    /// ``migrate(appKey:from:into:)`` from any preference store (a dictionary in tests).
     @discardableResult
-    public static func migrate(
+    package static func migrate(
         appKey: String, from reader: any DefaultsReader, into store: any FeatureStore
     ) throws -> Result {
         guard try store.load() == nil else { return Result(outcome: .storeAlreadyHoldsARecord, diagnostics: []) }

@@ -4,7 +4,7 @@ import Foundation
 ///
 /// Foundation keeps Booleans and numbers alike as `NSNumber`; a reader tells them apart, so that code expecting an
 /// integer can report a Boolean as the wrong type instead of reading it as `0` or `1`.
-public enum StoredDefaultsValue: Sendable, Hashable, CustomStringConvertible {
+package enum StoredDefaultsValue: Sendable, Hashable, CustomStringConvertible {
     /// A whole number.
     case integer(Int)
     /// A Boolean.
@@ -19,7 +19,7 @@ public enum StoredDefaultsValue: Sendable, Hashable, CustomStringConvertible {
     case other(typeName: String)
 
     /// What was found, for a diagnostic: `the integer 17`, `a Boolean (true)`, `a string ("all")`...
-    public var description: String {
+    package var description: String {
         switch self {
         case .integer(let value): "the integer \(value)"
         case .boolean(let value): "a Boolean (\(value))"
@@ -55,7 +55,7 @@ public struct DefaultsReadError: Error, Sendable, Hashable, CustomStringConverti
 /// The seam through which code that runs on `UserDefaults` is tested everywhere. It tells apart a key that is
 /// absent (`nil`), one that holds something (whatever its type: the caller decides whether it is the right one)
 /// and a store that cannot be read now (thrown).
-public protocol DefaultsReader: Sendable {
+package protocol DefaultsReader: Sendable {
     /// The value under `key`, or `nil` when there is none.
     ///
     /// - Throws: ``DefaultsReadError`` when the store cannot be read now: a missing key is not an error.
@@ -65,13 +65,13 @@ public protocol DefaultsReader: Sendable {
 /// A dictionary of stored values is a reader that is always available (for tests and Linux).
 extension Dictionary: DefaultsReader where Key == String, Value == StoredDefaultsValue {
     /// The value under `key`, or `nil`.
-    public func value(forKey key: String) throws(DefaultsReadError) -> StoredDefaultsValue? { self[key] }
+    package func value(forKey key: String) throws(DefaultsReadError) -> StoredDefaultsValue? { self[key] }
 }
 
 extension StoredDefaultsValue {
     /// Classifies a value as `UserDefaults`, a property list or JSON hands it over: a Boolean `NSNumber` is a
     /// Boolean, an integer one an integer (never truncated from a fraction), on Apple platforms and Linux alike.
-    public init(foundationObject value: Any) {
+    package init(foundationObject value: Any) {
         // Swift values first: how they bridge to NSNumber differs between platforms.
         switch value {
         case let string as String: self = .string(string)

@@ -1,24 +1,5 @@
 import Foundation
 
-/// Why a stored feature record could not be decoded.
-public enum FeatureStateRecordError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// The bytes are not a JSON object with the expected fields. The payload says what was found.
-    case malformed(found: String)
-    /// The record was written by a newer version of the package.
-    case unsupportedVersion(found: Int, supported: Int)
-
-    /// What was found and what was expected.
-    public var description: String {
-        switch self {
-        case .malformed(let found):
-            "stored features are malformed: expected {\"version\": 2, \"enabledFeatures\": <bitmask>, "
-                + "\"decidedFeatures\": <bitmask>, \"deniedConsentCategories\": [<name>]}, found \(found)"
-        case .unsupportedVersion(let found, let supported):
-            "stored features have version \(found): expected version \(supported) or lower"
-        }
-    }
-}
-
 /// The gate's persisted state: which flags were decided and how, and which consent categories were refused.
 ///
 /// Every ``FeatureStore`` keeps one record, encoded as JSON:
@@ -32,7 +13,7 @@ public enum FeatureStateRecordError: Error, Sendable, Hashable, CustomStringConv
 /// - Version 1 (`{"version":1,"enabledFeatures":21}`) reads as *every flag decided*, so upgrading never turns on
 ///   a flag that was off.
 ///
-/// A version 2 record may also hold `"pendingRevocation":{...}` (``PendingRevocation``) while a revoke-all
+/// A version 2 record may also hold `"pendingRevocation":{...}` (`PendingRevocation`) while a revoke-all
 /// is unfinished, and `"revokedFeatures":<bitmask>` once a revoke-all decided flags off that nobody has turned on
 /// since; each is written only then.
 ///
@@ -178,8 +159,8 @@ package struct FeatureStateRecord: Sendable, Hashable {
 
     /// Decodes a record of any supported version. Bits outside any catalog are kept; the caller masks them.
     ///
-    /// - Throws: ``FeatureStateRecordError`` for anything but a well-formed record of a supported version.
-    package init(decoding data: Data) throws(FeatureStateRecordError) {
+    /// - Throws: ``PrivacyManagerDiagnostic/StoredStateError`` for anything but a well-formed record of a supported version.
+    package init(decoding data: Data) throws(PrivacyManagerDiagnostic.StoredStateError) {
         let decoder = JSONDecoder()
         let version: Int
         do {
@@ -213,20 +194,6 @@ package struct FeatureStateRecord: Sendable, Hashable {
         ledgerLength = payload.ledgerLength.flatMap { $0 >= 0 ? $0 : nil }
         revokedFeatures = Feature(rawValue: payload.revokedFeatures ?? 0)
         purgeOwedFeatures = Feature(rawValue: payload.purgeOwedFeatures ?? 0)
-    }
-
-    /// Encodes a whole set chosen at once: every flag decided, `features` on, no consent refusals.
-    @available(*, deprecated, message: "Use FeatureStateRecord(enabledFeatures:).encoded()")
-    package static func encode(_ features: Feature) -> Data {
-        FeatureStateRecord(enabledFeatures: features).encoded()
-    }
-
-    /// Decodes a record and returns its decided flags that are on.
-    ///
-    /// - Throws: ``FeatureStateRecordError`` for anything but a well-formed record of a supported version.
-    @available(*, deprecated, message: "Use FeatureStateRecord(decoding:).enabledFeatures")
-    package static func decode(_ data: Data) throws(FeatureStateRecordError) -> Feature {
-        try FeatureStateRecord(decoding: data).enabledFeatures
     }
 
     private static func summary(of data: Data) -> String {

@@ -7,28 +7,28 @@ import Foundation
 /// and the next start finishes the revocation: the gate reads as revoked from its first check (the record says
 /// so), `SubsystemRuntime.start()` purges every subsystem before it starts one, ``AnonymousIdentifier`` deletes
 /// its file when it is created, and the app's `ConsentRevocation.finishPendingRevocation(source:erasure:)` sends the
-/// erasure request again with the same ``requestKey``. Each part marks itself done here; the record goes when
+/// erasure request again with the same `requestKey`. Each part marks itself done here; the record goes when
 /// every part is done.
 ///
-/// ``anonymousIdentifier`` is the only copy of the erased identifier that survives revoke-all, and only until the
+/// `anonymousIdentifier` is the only copy of the erased identifier that survives revoke-all, and only until the
 /// erasure request has been sent.
-public struct PendingRevocation: Sendable, Hashable, Codable {
+package struct PendingRevocation: Sendable, Hashable, Codable {
     /// The erasure request's idempotency key: every attempt sends the same key, so the server can drop duplicates.
-    public var requestKey: UUID
+    package var requestKey: UUID
     /// The anonymous identifier whose data the server must erase, or `nil` when there was none (or it has been sent).
-    public var anonymousIdentifier: UUID?
+    package var anonymousIdentifier: UUID?
     /// When revoke-all began, to the second.
-    public var beganAt: Date
+    package var beganAt: Date
     /// Whether an erasure request is still owed: one was asked for, something was enabled when revoke-all began,
     /// and no attempt has reached the server yet.
-    public var isErasureOwed: Bool
+    package var isErasureOwed: Bool
     /// Whether every subsystem has been purged without a failure.
-    public var areSubsystemsPurged: Bool
+    package var areSubsystemsPurged: Bool
     /// Whether the anonymous identifier's file (and the temporary files beside it) has been deleted.
-    public var isIdentifierDeleted: Bool
+    package var isIdentifierDeleted: Bool
     /// The earliest time the owed erasure request may be sent again: the server asked to wait (`Retry-After` on a
     /// 429 or 503), to the second; `nil` when it may go now.
-    public var erasureNotBefore: Date?
+    package var erasureNotBefore: Date?
 
     /// Creates a pending revocation that has done nothing yet but record itself.
     ///
@@ -37,7 +37,7 @@ public struct PendingRevocation: Sendable, Hashable, Codable {
     ///   - anonymousIdentifier: The identifier to erase, if any.
     ///   - beganAt: When revoke-all began; kept to the second.
     ///   - isErasureOwed: Whether an erasure request must be sent.
-    public init(
+    package init(
         requestKey: UUID = UUID(), anonymousIdentifier: UUID?, beganAt: Date = Date(), isErasureOwed: Bool
     ) {
         self.requestKey = requestKey
@@ -49,7 +49,7 @@ public struct PendingRevocation: Sendable, Hashable, Codable {
     }
 
     /// Whether every part is done, so the record can go.
-    public var isFinished: Bool { !isErasureOwed && areSubsystemsPurged && isIdentifierDeleted }
+    package var isFinished: Bool { !isErasureOwed && areSubsystemsPurged && isIdentifierDeleted }
 
     /// This unfinished revocation, joined by a new revoke-all (`newer`): it keeps its key (an erasure it owes may
     /// have reached the server under it) and its identifier, owes an erasure if either does, and must do its local
@@ -84,8 +84,8 @@ public struct PendingRevocation: Sendable, Hashable, Codable {
         case erasureNotBefore
     }
 
-    /// Decodes the form ``encode(to:)`` writes: `beganAt` in whole seconds since 1970.
-    public init(from decoder: any Decoder) throws {
+    /// Decodes the form `encode(to:)` writes: `beganAt` in whole seconds since 1970.
+    package init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         requestKey = try container.decode(UUID.self, forKey: .requestKey)
         anonymousIdentifier = try container.decodeIfPresent(UUID.self, forKey: .anonymousIdentifier)
@@ -100,7 +100,7 @@ public struct PendingRevocation: Sendable, Hashable, Codable {
 
     /// Encodes the record; `beganAt` and `erasureNotBefore` as whole seconds since 1970, the identifier and the
     /// time only while there is one.
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(requestKey, forKey: .requestKey)
         try container.encodeIfPresent(anonymousIdentifier, forKey: .anonymousIdentifier)

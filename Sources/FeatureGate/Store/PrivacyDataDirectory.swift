@@ -5,7 +5,7 @@ import Foundation
 ///
 /// | file | holds | after revoke-all |
 /// |---|---|---|
-/// | `featuregate-state.json` | the gate's decided flags and consent refusals (``FileFeatureStore``), and an unfinished revoke-all (``PendingRevocation``) | kept: every feature off; the identifier to erase only while its erasure request is still owed |
+/// | `featuregate-state.json` | the gate's decided flags and consent refusals (``FileFeatureStore``), and an unfinished revoke-all (`pendingRevocation`) | kept: every feature off; the identifier to erase only while its erasure request is still owed |
 /// | `consent-ledger.jsonl` | the consent audit trail (``FileConsentLedger``) | kept, with the revocation recorded |
 /// | `consent-ledger.jsonl.checkpoint` | the audit trail folded up to a point, so start-up reads only what follows it (``FileConsentLedger/checkpointURL``) | kept, in step with the ledger |
 /// | `anonymous-id` | the ``AnonymousIdentifier`` | deleted |

@@ -4,9 +4,9 @@ import Foundation
 ///
 /// A prewarmed or background launch before the first unlock, or an extension running while the device is locked,
 /// cannot read data protected with a stricter class than its files allow. FeatureGate fails closed then, and reads
-/// again when told through this seam: ``PrivacyManager/reloadWhenProtectedDataBecomesAvailable(_:onAvailable:)`` and, for a
-/// consent platform's keys, `CMPConsentSource.refreshWhenProtectedDataBecomesAvailable(_:)` in FeatureGateIAB.
-public protocol ProtectedDataAvailability: Sendable {
+/// again when told through this seam: ``PrivacyManager/reloadWhenProtectedDataBecomesAvailable(onAvailable:)`` and, for a
+/// consent platform's keys, `CMPConsentSource.refreshWhenProtectedDataBecomesAvailable()` in FeatureGateIAB.
+package protocol ProtectedDataAvailability: Sendable {
     /// Calls `handler` every time protected data becomes available, until the returned token is cancelled or
     /// released: once its `cancel()` returns, the handler is not running and is never called again. The handler
     /// may run on any thread.
@@ -16,26 +16,27 @@ public protocol ProtectedDataAvailability: Sendable {
 /// Protected data availability as `NotificationCenter` posts it: by default, UIKit's
 /// `UIApplication.protectedDataDidBecomeAvailableNotification`, matched by name, so FeatureGate links no UIKit.
 ///
-/// Where nothing posts the notification (macOS, Linux), the handler never runs unless something posts ``name``.
+/// Where nothing posts the notification (macOS, Linux), the handler never runs unless something posts `name`.
 /// An app that links UIKit may pass `name: UIApplication.protectedDataDidBecomeAvailableNotification` itself.
-public struct NotificationCenterProtectedDataAvailability: ProtectedDataAvailability, @unchecked Sendable {
+package struct NotificationCenterProtectedDataAvailability: ProtectedDataAvailability, @unchecked Sendable {
     /// The name of UIKit's `UIApplication.protectedDataDidBecomeAvailableNotification`.
-    public static let protectedDataDidBecomeAvailable = Notification.Name(
+    package static let protectedDataDidBecomeAvailable = Notification.Name(
         "UIApplicationProtectedDataDidBecomeAvailable")
 
     /// The center observed; `NotificationCenter` is thread-safe.
-    public let center: NotificationCenter
+    package let center: NotificationCenter
     /// The notification that means protected data became available.
-    public let name: Notification.Name
+    package let name: Notification.Name
 
     /// Follows `name` (UIKit's notification unless told otherwise) on `center`.
-    public init(center: NotificationCenter = .default, name: Notification.Name = Self.protectedDataDidBecomeAvailable) {
+    package init(center: NotificationCenter = .default, name: Notification.Name = Self.protectedDataDidBecomeAvailable)
+    {
         self.center = center
         self.name = name
     }
 
     /// Calls `handler` on every `name` notification posted to `center`, on the posting thread.
-    public func whenAvailable(_ handler: @escaping @Sendable () -> Void) -> ObservationToken {
+    package func whenAvailable(_ handler: @escaping @Sendable () -> Void) -> ObservationToken {
         // Stopped by the token: once cancel() returns, the handler is not running and is never called again.
         let observed = ObservedHandler<Void> { handler() }
         // The observer object is only handed back to removeObserver, which is thread-safe.

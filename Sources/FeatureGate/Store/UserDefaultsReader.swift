@@ -1,10 +1,11 @@
 import Foundation
 
-/// Reads `UserDefaults` as a ``DefaultsReader``.
+/// Reads `UserDefaults` for ``AirshipMigration`` (and the package's other readers of preference stores).
 ///
 /// `UserDefaults` answers `nil` both for a missing key and while the device is locked and its data protected (a
 /// prewarmed or background launch before the first unlock). Pass `isDataAvailable` to tell them apart: with it
-/// returning `false`, a missing key throws ``DefaultsReadError`` instead of reading as absent. In an iOS app, return
+/// returning `false`, a missing key reads as unreadable instead of absent (``AirshipMigration`` then reports
+/// a diagnostic of kind `.unavailable` and migrates nothing). In an iOS app, return
 /// `UIApplication.isProtectedDataAvailable` as last seen on the main actor (kept in a lock or an atomic), updated on
 /// `protectedDataDidBecomeAvailableNotification` and `protectedDataWillBecomeUnavailableNotification`.
 public struct UserDefaultsReader: DefaultsReader, @unchecked Sendable {
@@ -26,7 +27,7 @@ public struct UserDefaultsReader: DefaultsReader, @unchecked Sendable {
     }
 
     /// The value under `key`, classified; `nil` when absent.
-    public func value(forKey key: String) throws(DefaultsReadError) -> StoredDefaultsValue? {
+    package func value(forKey key: String) throws(DefaultsReadError) -> StoredDefaultsValue? {
         guard let object = defaults.object(forKey: key) else {
             if !isDataAvailable() { throw DefaultsReadError(key: key, store: storeName) }
             return nil

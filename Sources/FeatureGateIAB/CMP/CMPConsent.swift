@@ -77,7 +77,7 @@ private struct TCFReading {
     /// Purposes that count by legitimate interest (consent-only purposes already removed).
     var legitimateInterest: Set<Int>
     /// Vendor consents (for the sharing vendors).
-    var vendorConsents: TCFIDSet
+    var vendorConsents: TCString.IDSet
 
     func counts(_ purpose: Int) -> Bool { consent.contains(purpose) || legitimateInterest.contains(purpose) }
 
@@ -120,10 +120,10 @@ private struct SignalReader {
 
     /// A binary-string key (`"0110…"`) as the set of 1-based positions set; `.some(nil)` when absent, `nil` when
     /// malformed.
-    mutating func bits(_ key: String) -> TCFIDSet?? {
+    mutating func bits(_ key: String) -> TCString.IDSet?? {
         guard let text = string(key) else { return nil }
         guard let text else { return .some(nil) }
-        var set = TCFIDSet()
+        var set = TCString.IDSet()
         for (index, character) in text.utf8.enumerated() {
             switch character {
             case UInt8(ascii: "1"): set.insert(index + 1)
@@ -202,7 +202,7 @@ private struct SignalReader {
     /// malformed (a malformed reading is left out, so it can only make the result less granted).
     private mutating func readings(subject: TCFSubject) -> (TCFReading?, TCFReading?, failed: Bool) {
         var keysFailed = false
-        func value(_ read: TCFIDSet??) -> TCFIDSet? {
+        func value(_ read: TCString.IDSet??) -> TCString.IDSet? {
             guard let read else {
                 keysFailed = true
                 return nil
@@ -268,7 +268,7 @@ private struct SignalReader {
                 + "\(TCString.Warning.purposeList(purposes.sorted())); read as not allowed")
     }
 
-    private static func allowedLI(_ purposes: TCFIDSet) -> Set<Int> {
+    private static func allowedLI(_ purposes: TCString.IDSet) -> Set<Int> {
         Set(purposes).subtracting(TCString.consentOnlyPurposes)
     }
 

@@ -137,11 +137,17 @@ extension CMPConsentSource {
     /// Refreshes every time protected data becomes available (the device was unlocked): keys that could not be read
     /// while it was locked (``Refresh/keysWereUnreadable``) are read then.
     ///
-    /// - Parameter availability: What tells when protected data becomes available; on iOS, the default follows
-    ///   `UIApplication.protectedDataDidBecomeAvailableNotification`.
+    /// Follows `UIApplication.protectedDataDidBecomeAvailableNotification` (by name: FeatureGate links no UIKit).
+    /// To follow something else, call ``refresh()`` when it says protected data is available.
+    ///
     /// - Returns: The token that stops it: cancel it, or release it. A refresh already started finishes.
-    public nonisolated func refreshWhenProtectedDataBecomesAvailable(
-        _ availability: any ProtectedDataAvailability = NotificationCenterProtectedDataAvailability()
+    public nonisolated func refreshWhenProtectedDataBecomesAvailable() -> ObservationToken {
+        refreshWhenProtectedDataBecomesAvailable(NotificationCenterProtectedDataAvailability())
+    }
+
+    /// ``refreshWhenProtectedDataBecomesAvailable()`` told by `availability` (tests' doubles).
+    package nonisolated func refreshWhenProtectedDataBecomesAvailable(
+        _ availability: any ProtectedDataAvailability
     ) -> ObservationToken {
         availability.whenAvailable { [weak self] in
             guard let self else { return }

@@ -1,17 +1,19 @@
 import FeatureGate
 import Foundation
 
-/// A value stored under a CMP key that is neither a string nor a whole number.
-public struct CMPValueTypeError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// What was found: `a Boolean`, `1.5` (a number with a fraction), `a value of type Date`.
-    public let found: String
+extension CMPValue {
+    /// A value stored under a CMP key that is neither a string nor a whole number.
+    public struct TypeError: Error, Sendable, Hashable, CustomStringConvertible {
+        /// What was found: `a Boolean`, `1.5` (a number with a fraction), `a value of type Date`.
+        public let found: String
 
-    package init(found: String) {
-        self.found = found
+        package init(found: String) {
+            self.found = found
+        }
+
+        /// `found FOUND, expected a whole number or a string`.
+        public var description: String { "found \(found), expected a whole number or a string" }
     }
-
-    /// `found FOUND, expected a whole number or a string`.
-    public var description: String { "found \(found), expected a whole number or a string" }
 }
 
 extension CMPValue {
@@ -23,16 +25,16 @@ extension CMPValue {
     /// `0`/`1` numbers or strings, and a CMP that writes `true` has written something else, which is reported, not
     /// guessed. A fractional number is never truncated.
     ///
-    /// - Throws: ``CMPValueTypeError`` saying what was found.
-    public init(foundationValue value: Any) throws(CMPValueTypeError) {
+    /// - Throws: ``CMPValue/TypeError`` saying what was found.
+    public init(foundationValue value: Any) throws(CMPValue.TypeError) {
         switch StoredDefaultsValue(foundationObject: value) {
         case .string(let string): self = .string(string)
         case .integer(let integer): self = .number(integer)
         case .real(let real):
-            guard let integer = Int(exactly: real) else { throw CMPValueTypeError(found: "\(real)") }
+            guard let integer = Int(exactly: real) else { throw CMPValue.TypeError(found: "\(real)") }
             self = .number(integer)
-        case .boolean: throw CMPValueTypeError(found: "a Boolean")
-        case .data, .other: throw CMPValueTypeError(found: "a value of type \(type(of: value))")
+        case .boolean: throw CMPValue.TypeError(found: "a Boolean")
+        case .data, .other: throw CMPValue.TypeError(found: "a value of type \(type(of: value))")
         }
     }
 }

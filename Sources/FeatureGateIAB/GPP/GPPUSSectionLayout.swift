@@ -1,7 +1,7 @@
 /// How one US section of a GPP string is laid out, field by field, as the IAB's GPP specification for that section
 /// defines it (the "Section Information" table's US sections, 7 to 27).
 ///
-/// Every section is one table entry: the decoder (``GPPUSSection/init(sectionID:_:)``) reads any of them the same
+/// Every section is one table entry: the decoder (``GPPString/USSection/init(sectionID:_:)``) reads any of them the same
 /// way, so a new state is a new line here, not a new decoder.
 struct GPPUSSectionLayout: Sendable {
     /// One field after the version: its IAB name, and how many two-bit values it holds (`nil`: a single value).

@@ -1,7 +1,7 @@
 /// A decoded IAB US Privacy string (CCPA), e.g. `1YNN`: version, notice, opt-out of sale, LSPA coverage.
 ///
 /// Decode with ``init(_:)``; anything but four characters of version 1 and `Y`, `N` or `-` throws a
-/// ``USPrivacyStringError``.
+/// ``USPrivacyString/DecodingError``.
 public struct USPrivacyString: Sendable, Hashable, CustomStringConvertible {
     /// One answer of the string.
     public enum Answer: String, Sendable, Hashable, CaseIterable {
@@ -32,25 +32,25 @@ public struct USPrivacyString: Sendable, Hashable, CustomStringConvertible {
 
     /// Decodes a string such as `1YNN` (upper or lower case letters).
     ///
-    /// - Throws: ``USPrivacyStringError`` naming the field and character offset of the first problem.
-    public init(_ string: String) throws(USPrivacyStringError) {
+    /// - Throws: ``USPrivacyString/DecodingError`` naming the field and character offset of the first problem.
+    public init(_ string: String) throws(USPrivacyString.DecodingError) {
         let characters = Array(string.uppercased().unicodeScalars)
         guard characters.count == 4 else {
-            throw USPrivacyStringError(
+            throw USPrivacyString.DecodingError(
                 field: "length", characterOffset: min(characters.count, 4), found: "\(characters.count) characters",
                 expected: "4 characters, e.g. 1YNN")
         }
         guard characters[0] == "1" else {
-            throw USPrivacyStringError(
+            throw USPrivacyString.DecodingError(
                 field: "Version", characterOffset: 0, found: "\"\(characters[0])\"", expected: "1")
         }
-        func answer(_ index: Int, _ field: String) throws(USPrivacyStringError) -> Answer {
+        func answer(_ index: Int, _ field: String) throws(USPrivacyString.DecodingError) -> Answer {
             switch characters[index] {
             case "Y": return .yes
             case "N": return .no
             case "-": return .notApplicable
             default:
-                throw USPrivacyStringError(
+                throw USPrivacyString.DecodingError(
                     field: field, characterOffset: index, found: "\"\(characters[index])\"", expected: "Y, N or -")
             }
         }
@@ -72,19 +72,21 @@ public struct USPrivacyString: Sendable, Hashable, CustomStringConvertible {
     }
 }
 
-/// Why a US Privacy string could not be decoded.
-public struct USPrivacyStringError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// The field, named as in the IAB specification (`Version`, `Notice`, `OptOutSale`, `LSPACoveredTransaction`).
-    public var field: String
-    /// The offset of the character at fault.
-    public var characterOffset: Int
-    /// What was found.
-    public var found: String
-    /// What the specification expects.
-    public var expected: String
+extension USPrivacyString {
+    /// Why a US Privacy string could not be decoded.
+    public struct DecodingError: Error, Sendable, Hashable, CustomStringConvertible {
+        /// The field, named as in the IAB specification (`Version`, `Notice`, `OptOutSale`, `LSPACoveredTransaction`).
+        public var field: String
+        /// The offset of the character at fault.
+        public var characterOffset: Int
+        /// What was found.
+        public var found: String
+        /// What the specification expects.
+        public var expected: String
 
-    /// One line naming the field, offset, what was found and what was expected.
-    public var description: String {
-        "US Privacy string \(field) at character \(characterOffset): found \(found), expected \(expected)"
+        /// One line naming the field, offset, what was found and what was expected.
+        public var description: String {
+            "US Privacy string \(field) at character \(characterOffset): found \(found), expected \(expected)"
+        }
     }
 }

@@ -85,9 +85,9 @@ struct BitReader {
     }
 
     /// Reads `count` bits as a set of the 1-based positions that are set, or `nil` when the segment ends first.
-    mutating func readBitField(_ count: Int) -> TCFIDSet? {
+    mutating func readBitField(_ count: Int) -> TCString.IDSet? {
         guard has(count) else { return nil }
-        var set = TCFIDSet(reservingCapacityFor: count)
+        var set = TCString.IDSet(reservingCapacityFor: count)
         var position = 1
         var remaining = count
         while remaining > 0 {

@@ -17,7 +17,7 @@ extension TCString {
 
         /// The segment the warning is about (legitimate interest: the core segment, even when the publisher-TC
         /// segment signals it too).
-        public var segment: TCStringError.Segment {
+        public var segment: TCString.DecodingError.Segment {
             switch self {
             case .olderPolicyVersion, .notServiceSpecific, .legitimateInterestNotAllowed, .undefinedRestrictionType:
                 .core

@@ -3,7 +3,7 @@ import Foundation
 /// A decoded IAB TCF v2 Transparency & Consent string (TCF v2.2), with every field of every segment.
 ///
 /// Decode with ``init(_:)``; a string that is malformed, truncated or of another TCF version throws a
-/// ``TCStringError`` and grants nothing. Optional segments that are absent read as `nil`. Decoding is pure: it
+/// ``TCString/DecodingError`` and grants nothing. Optional segments that are absent read as `nil`. Decoding is pure: it
 /// reads nothing else and stores nothing.
 public struct TCString: Sendable, Hashable {
     /// The TCF version of the string; always 2 for a decoded string.
@@ -30,37 +30,37 @@ public struct TCString: Sendable, Hashable {
     /// Whether the CMP used non-standard texts (formerly `UseNonStandardStacks`).
     public var useNonStandardTexts: Bool
     /// The special features the user opted in to (1–12).
-    public var specialFeatureOptIns: TCFIDSet
+    public var specialFeatureOptIns: TCString.IDSet
     /// The purposes the user consented to (1–24).
-    public var purposeConsents: TCFIDSet
+    public var purposeConsents: TCString.IDSet
     /// The purposes whose legitimate interest the user did not object to (1–24).
-    public var purposeLegitimateInterests: TCFIDSet
+    public var purposeLegitimateInterests: TCString.IDSet
     /// Whether purpose 1 was not disclosed (publisher in a country that treats it differently).
     public var purposeOneTreatment: Bool
     /// The publisher's country (ISO 3166-1 alpha-2, upper case).
     public var publisherCountryCode: String
     /// The vendors the user consented to.
-    public var vendorConsents: TCFIDSet
+    public var vendorConsents: TCString.IDSet
     /// The vendors whose legitimate interest the user did not object to.
-    public var vendorLegitimateInterests: TCFIDSet
+    public var vendorLegitimateInterests: TCString.IDSet
     /// The publisher's restrictions, in the order the string lists them.
-    public var publisherRestrictions: [TCFPublisherRestriction]
+    public var publisherRestrictions: [TCString.PublisherRestriction]
     /// The disclosed-vendors segment, when present.
-    public var disclosedVendors: TCFIDSet?
+    public var disclosedVendors: TCString.IDSet?
     /// The allowed-vendors segment, when present (no longer written under TCF v2.2, still decoded).
-    public var allowedVendors: TCFIDSet?
+    public var allowedVendors: TCString.IDSet?
     /// The publisher-TC segment, when present.
-    public var publisherTC: TCFPublisherTC?
+    public var publisherTC: TCString.PublisherTC?
 
     /// Creates a value with every field given; for tests and tools. Decode strings with ``init(_:)``.
     public init(
         version: Int = 2, created: Date, lastUpdated: Date, cmpID: Int, cmpVersion: Int, consentScreen: Int,
         consentLanguage: String, vendorListVersion: Int, tcfPolicyVersion: Int, isServiceSpecific: Bool,
-        useNonStandardTexts: Bool, specialFeatureOptIns: TCFIDSet, purposeConsents: TCFIDSet,
-        purposeLegitimateInterests: TCFIDSet, purposeOneTreatment: Bool, publisherCountryCode: String,
-        vendorConsents: TCFIDSet, vendorLegitimateInterests: TCFIDSet,
-        publisherRestrictions: [TCFPublisherRestriction] = [], disclosedVendors: TCFIDSet? = nil,
-        allowedVendors: TCFIDSet? = nil, publisherTC: TCFPublisherTC? = nil
+        useNonStandardTexts: Bool, specialFeatureOptIns: TCString.IDSet, purposeConsents: TCString.IDSet,
+        purposeLegitimateInterests: TCString.IDSet, purposeOneTreatment: Bool, publisherCountryCode: String,
+        vendorConsents: TCString.IDSet, vendorLegitimateInterests: TCString.IDSet,
+        publisherRestrictions: [TCString.PublisherRestriction] = [], disclosedVendors: TCString.IDSet? = nil,
+        allowedVendors: TCString.IDSet? = nil, publisherTC: TCString.PublisherTC? = nil
     ) {
         self.version = version
         self.created = created
@@ -91,19 +91,19 @@ public struct TCString: Sendable, Hashable {
     ///
     /// Decoding time and the value's size grow with the string's length, never with the IDs its ranges cover.
     ///
-    /// - Throws: ``TCStringError`` naming the segment, field and bit offset of the first problem, including
+    /// - Throws: ``TCString/DecodingError`` naming the segment, field and bit offset of the first problem, including
     ///   `IsServiceSpecific` = 0 under TCF policy version 4 or later, which TCF v2.2 calls invalid, and a string
     ///   created on or after 1 March 2026 (``disclosedVendorsRequiredSince``) without a disclosed-vendors segment,
-    ///   which TCF v2.3 calls invalid (an ``TCStringError/Kind/invalidSegment`` error). Bits after
+    ///   which TCF v2.3 calls invalid (an ``TCString/DecodingError/Kind/invalidSegment`` error). Bits after
     ///   the last field of a segment (padding to a whole character) are ignored, as the specification says.
-    public init(_ string: String) throws(TCStringError) {
+    public init(_ string: String) throws(TCString.DecodingError) {
         self = try TCStringDecoder.decode(string)
     }
 
     /// Decodes `string` as ``init(_:)`` does, but keeps a string that breaks the TCF v2.3 disclosed-vendors rule,
     /// so a tool can show its fields beside the error (``disclosedVendorsViolation``). Nothing that decides
     /// consent uses it.
-    package init(inspecting string: String) throws(TCStringError) {
+    package init(inspecting string: String) throws(TCString.DecodingError) {
         self = try TCStringDecoder.decode(string, enforcingDisclosedVendors: false)
     }
 
@@ -113,15 +113,15 @@ public struct TCString: Sendable, Hashable {
 
     /// The error that makes this string invalid under TCF v2.3 (created on or after
     /// ``disclosedVendorsRequiredSince`` without a disclosed-vendors segment), or `nil`.
-    package var disclosedVendorsViolation: TCStringError? {
+    package var disclosedVendorsViolation: TCString.DecodingError? {
         disclosedVendorsViolation(
             segmentCount: 1 + [disclosedVendors, allowedVendors].compactMap { $0 }.count
                 + (publisherTC == nil ? 0 : 1))
     }
 
-    func disclosedVendorsViolation(segmentCount: Int) -> TCStringError? {
+    func disclosedVendorsViolation(segmentCount: Int) -> TCString.DecodingError? {
         guard disclosedVendors == nil, created >= Self.disclosedVendorsRequiredSince else { return nil }
-        return TCStringError(
+        return TCString.DecodingError(
             kind: .invalidSegment, segment: .disclosedVendors, segmentIndex: segmentCount, field: "SegmentType",
             bitOffset: 0, found: "no disclosed-vendors segment in a string created \(created.formatted(.iso8601))",
             expected: "a disclosed-vendors segment (segment type 1): TCF v2.3 requires it in every string created "
@@ -129,60 +129,64 @@ public struct TCString: Sendable, Hashable {
     }
 }
 
-/// A restriction a publisher puts on how vendors may process one purpose.
-public struct TCFPublisherRestriction: Sendable, Hashable {
-    /// What the publisher requires.
-    public enum RestrictionType: String, Sendable, Hashable, CaseIterable {
-        /// The vendors may not process the purpose at all (type 0).
-        case notAllowed
-        /// The vendors may process the purpose only with consent (type 1).
-        case requireConsent
-        /// The vendors may process the purpose only under legitimate interest (type 2).
-        case requireLegitimateInterest
-        /// Type 3, which the specification lists as undefined (not used). The string still decodes, with a
-        /// ``TCString/Warning/undefinedRestrictionType(purposes:)`` warning, and ``CMPConsent`` treats the
-        /// vendors as not allowed to process the purpose, as for ``notAllowed``.
-        case undefined
-    }
+extension TCString {
+    /// A restriction a publisher puts on how vendors may process one purpose.
+    public struct PublisherRestriction: Sendable, Hashable {
+        /// What the publisher requires.
+        public enum RestrictionType: String, Sendable, Hashable, CaseIterable {
+            /// The vendors may not process the purpose at all (type 0).
+            case notAllowed
+            /// The vendors may process the purpose only with consent (type 1).
+            case requireConsent
+            /// The vendors may process the purpose only under legitimate interest (type 2).
+            case requireLegitimateInterest
+            /// Type 3, which the specification lists as undefined (not used). The string still decodes, with a
+            /// ``TCString/Warning/undefinedRestrictionType(purposes:)`` warning, and ``CMPConsent`` treats the
+            /// vendors as not allowed to process the purpose, as for ``notAllowed``.
+            case undefined
+        }
 
-    /// The purpose restricted (1–24).
-    public var purpose: Int
-    /// What the publisher requires.
-    public var type: RestrictionType
-    /// The vendors the restriction applies to, kept as the ranges the string encodes (one entry can name all
-    /// 65,535 vendors).
-    public var vendors: TCFIDRanges
+        /// The purpose restricted (1–24).
+        public var purpose: Int
+        /// What the publisher requires.
+        public var type: RestrictionType
+        /// The vendors the restriction applies to, kept as the ranges the string encodes (one entry can name all
+        /// 65,535 vendors).
+        public var vendors: TCString.IDRanges
 
-    /// Creates a restriction.
-    public init(purpose: Int, type: RestrictionType, vendors: TCFIDRanges) {
-        self.purpose = purpose
-        self.type = type
-        self.vendors = vendors
+        /// Creates a restriction.
+        public init(purpose: Int, type: RestrictionType, vendors: TCString.IDRanges) {
+            self.purpose = purpose
+            self.type = type
+            self.vendors = vendors
+        }
     }
 }
 
-/// The publisher-TC segment: the publisher's own purposes, and its custom purposes.
-public struct TCFPublisherTC: Sendable, Hashable {
-    /// The purposes the user consented to for the publisher's own processing (1–24).
-    public var purposeConsents: TCFIDSet
-    /// The purposes whose legitimate interest for the publisher the user did not object to (1–24).
-    public var purposeLegitimateInterests: TCFIDSet
-    /// How many custom purposes the publisher declared (0–63).
-    public var numberOfCustomPurposes: Int
-    /// The custom purposes the user consented to.
-    public var customPurposeConsents: TCFIDSet
-    /// The custom purposes whose legitimate interest the user did not object to.
-    public var customPurposeLegitimateInterests: TCFIDSet
+extension TCString {
+    /// The publisher-TC segment: the publisher's own purposes, and its custom purposes.
+    public struct PublisherTC: Sendable, Hashable {
+        /// The purposes the user consented to for the publisher's own processing (1–24).
+        public var purposeConsents: TCString.IDSet
+        /// The purposes whose legitimate interest for the publisher the user did not object to (1–24).
+        public var purposeLegitimateInterests: TCString.IDSet
+        /// How many custom purposes the publisher declared (0–63).
+        public var numberOfCustomPurposes: Int
+        /// The custom purposes the user consented to.
+        public var customPurposeConsents: TCString.IDSet
+        /// The custom purposes whose legitimate interest the user did not object to.
+        public var customPurposeLegitimateInterests: TCString.IDSet
 
-    /// Creates a segment.
-    public init(
-        purposeConsents: TCFIDSet, purposeLegitimateInterests: TCFIDSet, numberOfCustomPurposes: Int,
-        customPurposeConsents: TCFIDSet, customPurposeLegitimateInterests: TCFIDSet
-    ) {
-        self.purposeConsents = purposeConsents
-        self.purposeLegitimateInterests = purposeLegitimateInterests
-        self.numberOfCustomPurposes = numberOfCustomPurposes
-        self.customPurposeConsents = customPurposeConsents
-        self.customPurposeLegitimateInterests = customPurposeLegitimateInterests
+        /// Creates a segment.
+        public init(
+            purposeConsents: TCString.IDSet, purposeLegitimateInterests: TCString.IDSet, numberOfCustomPurposes: Int,
+            customPurposeConsents: TCString.IDSet, customPurposeLegitimateInterests: TCString.IDSet
+        ) {
+            self.purposeConsents = purposeConsents
+            self.purposeLegitimateInterests = purposeLegitimateInterests
+            self.numberOfCustomPurposes = numberOfCustomPurposes
+            self.customPurposeConsents = customPurposeConsents
+            self.customPurposeLegitimateInterests = customPurposeLegitimateInterests
+        }
     }
 }

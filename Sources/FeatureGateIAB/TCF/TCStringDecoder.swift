@@ -5,9 +5,11 @@ import Foundation
 enum TCStringDecoder {
     /// Decodes `string`; with `enforcingDisclosedVendors`, a string created on or after
     /// ``TCString/disclosedVendorsRequiredSince`` without a disclosed-vendors segment throws (TCF v2.3).
-    static func decode(_ string: String, enforcingDisclosedVendors: Bool = true) throws(TCStringError) -> TCString {
+    static func decode(
+        _ string: String, enforcingDisclosedVendors: Bool = true
+    ) throws(TCString.DecodingError) -> TCString {
         guard !string.isEmpty else {
-            throw TCStringError(
+            throw TCString.DecodingError(
                 kind: .empty, segment: .string, segmentIndex: 0, field: "TCString", bitOffset: 0,
                 found: "an empty string", expected: "a core segment")
         }
@@ -19,7 +21,7 @@ enum TCStringDecoder {
         var seen: Set<Int> = []
         for (index, part) in parts.enumerated().dropFirst() {
             guard !part.isEmpty else {
-                throw TCStringError(
+                throw TCString.DecodingError(
                     kind: .empty, segment: .string, segmentIndex: index, field: "Segment", bitOffset: 0,
                     found: "an empty segment", expected: "a segment between the dots")
             }
@@ -27,7 +29,7 @@ enum TCStringDecoder {
             let typeOffset = reader.offset
             let type = try reader.int(3, "SegmentType")
             guard (1...3).contains(type), seen.insert(type).inserted else {
-                throw TCStringError(
+                throw TCString.DecodingError(
                     kind: .invalidSegment, segment: .string, segmentIndex: index, field: "SegmentType",
                     bitOffset: typeOffset, found: seen.contains(type) ? "segment type \(type) again" : "\(type)",
                     expected: "1 (disclosed vendors), 2 (allowed vendors) or 3 (publisher TC), each at most once")
@@ -50,11 +52,11 @@ enum TCStringDecoder {
         return result
     }
 
-    private static func decodeCore(_ reader: inout SegmentReader) throws(TCStringError) -> TCString {
+    private static func decodeCore(_ reader: inout SegmentReader) throws(TCString.DecodingError) -> TCString {
         let versionOffset = reader.offset
         let version = try reader.int(6, "Version")
         guard version == 2 else {
-            throw TCStringError(
+            throw TCString.DecodingError(
                 kind: .unsupportedVersion, segment: .core, segmentIndex: 0, field: "Version",
                 bitOffset: versionOffset, found: "\(version)" + (version == 1 ? " (a TCF v1 consent string)" : ""),
                 expected: "2 (TCF v2)")
@@ -98,16 +100,16 @@ enum TCStringDecoder {
 
     private static func decodeRestrictions(
         _ reader: inout SegmentReader
-    ) throws(TCStringError) -> [TCFPublisherRestriction] {
+    ) throws(TCString.DecodingError) -> [TCString.PublisherRestriction] {
         let count = try reader.int(12, "PubRestrictions.NumPubRestrictions")
-        var restrictions: [TCFPublisherRestriction] = []
+        var restrictions: [TCString.PublisherRestriction] = []
         for _ in 0..<count {
             let purposeOffset = reader.offset
             let purpose = try reader.int(6, "PubRestrictions.PurposeId")
             guard (1...24).contains(purpose) else {
                 throw reader.invalid("PubRestrictions.PurposeId", at: purposeOffset, found: "\(purpose)", "1...24")
             }
-            let type: TCFPublisherRestriction.RestrictionType
+            let type: TCString.PublisherRestriction.RestrictionType
             switch try reader.int(2, "PubRestrictions.RestrictionType") {
             case 0: type = .notAllowed
             case 1: type = .requireConsent
@@ -119,40 +121,43 @@ enum TCStringDecoder {
             // Kept as ranges: one entry can cover 65,535 vendors in 33 bits, and a string thousands of entries.
             var ranges: [ClosedRange<Int>] = []
             try reader.forEachRange("PubRestrictions.", maximum: nil) { ranges.append($0) }
-            let vendors = TCFIDRanges(normalizing: consume ranges)
-            restrictions.append(TCFPublisherRestriction(purpose: purpose, type: type, vendors: vendors))
+            let vendors = TCString.IDRanges(normalizing: consume ranges)
+            restrictions.append(TCString.PublisherRestriction(purpose: purpose, type: type, vendors: vendors))
         }
         return restrictions
     }
 
-    private static func decodePublisherTC(_ reader: inout SegmentReader) throws(TCStringError) -> TCFPublisherTC {
+    private static func decodePublisherTC(
+        _ reader: inout SegmentReader
+    ) throws(TCString.DecodingError) -> TCString.PublisherTC {
         let consents = try reader.bitField(24, "PubPurposesConsent")
         let legitimateInterests = try reader.bitField(24, "PubPurposesLITransparency")
         let customCount = try reader.int(6, "NumCustomPurposes")
         let customConsents = try reader.bitField(customCount, "CustomPurposesConsent")
         let customLegitimateInterests = try reader.bitField(customCount, "CustomPurposesLITransparency")
-        return TCFPublisherTC(
+        return TCString.PublisherTC(
             purposeConsents: consents, purposeLegitimateInterests: legitimateInterests,
             numberOfCustomPurposes: customCount, customPurposeConsents: customConsents,
             customPurposeLegitimateInterests: customLegitimateInterests)
     }
 }
 
-/// A ``BitReader`` that knows which segment it reads, so each failure becomes a ``TCStringError``.
+/// A ``BitReader`` that knows which segment it reads, so each failure becomes a ``TCString/DecodingError``.
 private struct SegmentReader {
     var bits: BitReader
-    var segment: TCStringError.Segment
+    var segment: TCString.DecodingError.Segment
     let index: Int
 
     var offset: Int { bits.offset }
 
-    init(_ text: ArraySlice<UInt8>, segment: TCStringError.Segment, index: Int) throws(TCStringError) {
+    init(_ text: ArraySlice<UInt8>, segment: TCString.DecodingError.Segment, index: Int) throws(TCString.DecodingError)
+    {
         switch BitReader.decode(text) {
         case .success(let bits):
             self.bits = bits
         case .failure(let failure):
             let character = String(decoding: [failure.byte], as: UTF8.self)
-            throw TCStringError(
+            throw TCString.DecodingError(
                 kind: .invalidCharacter, segment: segment, segmentIndex: index, field: "base64url",
                 bitOffset: failure.characterOffset * 6,
                 found: failure.byte < 0x20 || failure.byte >= 0x7F
@@ -166,35 +171,35 @@ private struct SegmentReader {
 
     // Field names are autoclosures: "VendorConsents." + "IsARange" built for every range entry would allocate on the
     // hot path; it is built only when an error is.
-    func truncated(_ field: @autoclosure () -> String, needing count: Int) -> TCStringError {
-        TCStringError(
+    func truncated(_ field: @autoclosure () -> String, needing count: Int) -> TCString.DecodingError {
+        TCString.DecodingError(
             kind: .truncated, segment: segment, segmentIndex: index, field: field(), bitOffset: bits.offset,
             found: "\(bits.bitCount - bits.offset) bit\(bits.bitCount - bits.offset == 1 ? "" : "s") left",
             expected: "\(count) bit\(count == 1 ? "" : "s")")
     }
 
-    func invalid(_ field: String, at offset: Int, found: String, _ expected: String) -> TCStringError {
-        TCStringError(
+    func invalid(_ field: String, at offset: Int, found: String, _ expected: String) -> TCString.DecodingError {
+        TCString.DecodingError(
             kind: .invalidValue, segment: segment, segmentIndex: index, field: field, bitOffset: offset,
             found: found, expected: expected)
     }
 
-    mutating func int(_ count: Int, _ field: @autoclosure () -> String) throws(TCStringError) -> Int {
+    mutating func int(_ count: Int, _ field: @autoclosure () -> String) throws(TCString.DecodingError) -> Int {
         guard let value = bits.read(count) else { throw truncated(field(), needing: count) }
         return value
     }
 
-    mutating func bool(_ field: @autoclosure () -> String) throws(TCStringError) -> Bool {
+    mutating func bool(_ field: @autoclosure () -> String) throws(TCString.DecodingError) -> Bool {
         try int(1, field()) == 1
     }
 
-    mutating func date(_ field: String) throws(TCStringError) -> Date {
+    mutating func date(_ field: String) throws(TCString.DecodingError) -> Date {
         let deciseconds = try int(36, field)
         return Date(timeIntervalSince1970: Double(deciseconds) / 10)
     }
 
     /// Two letters, six bits each, 0 = A.
-    mutating func letters(_ field: String) throws(TCStringError) -> String {
+    mutating func letters(_ field: String) throws(TCString.DecodingError) -> String {
         let start = offset
         let first = try int(6, field)
         let second = try int(6, field)
@@ -204,17 +209,19 @@ private struct SegmentReader {
         return String(decoding: [UInt8(65 + first), UInt8(65 + second)], as: UTF8.self)
     }
 
-    mutating func bitField(_ count: Int, _ field: @autoclosure () -> String) throws(TCStringError) -> TCFIDSet {
+    mutating func bitField(
+        _ count: Int, _ field: @autoclosure () -> String
+    ) throws(TCString.DecodingError) -> TCString.IDSet {
         guard let set = bits.readBitField(count) else { throw truncated(field(), needing: count) }
         return set
     }
 
     /// A vendor section: `MaxVendorId`, `IsRangeEncoding`, then a bit field or range entries.
-    mutating func vendorSet(_ prefix: String) throws(TCStringError) -> TCFIDSet {
+    mutating func vendorSet(_ prefix: String) throws(TCString.DecodingError) -> TCString.IDSet {
         let maximum = try int(16, prefix + "MaxVendorId")
         if try bool(prefix + "IsRangeEncoding") {
             // At most `maximum` (65,535) IDs: a bit vector of at most 8 KB, whatever the entries.
-            var set = TCFIDSet(reservingCapacityFor: maximum)
+            var set = TCString.IDSet(reservingCapacityFor: maximum)
             try forEachRange(prefix, maximum: maximum) { set.insert($0) }
             return set
         }
@@ -225,7 +232,7 @@ private struct SegmentReader {
     /// 1...`maximum` (1...65535 without one).
     mutating func forEachRange(
         _ prefix: String, maximum: Int?, _ body: (ClosedRange<Int>) -> Void
-    ) throws(TCStringError) {
+    ) throws(TCString.DecodingError) {
         let count = try int(12, prefix + "NumEntries")
         let limit = maximum ?? 65535
         let bound = maximum.map { "1...\($0) (MaxVendorId)" } ?? "1...65535"

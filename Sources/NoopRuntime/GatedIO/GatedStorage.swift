@@ -108,30 +108,32 @@ public struct GatedStorage: Sendable {
     ///
     /// Writes admitted before the purge began are waited for first (see "Writes in flight").
     ///
-    /// - Throws: ``GatedIOError/failed(_:)`` with the inner store's error, or with ``WritesStillInFlight`` when
+    /// - Throws: ``GatedIOError/failed(_:)`` with the inner store's error, or with ``GatedStorage/WritesStillInFlight`` when
     ///   writes were still running after ``purgeWaitLimit`` (whatever they write, they delete again).
     public func purge() throws(GatedIOError) -> [String] {
         ledger.record(.purge, .allowed, for: features)
         let unfinished = writes.purgeBegins(waitingAtMost: Self.purgeWaitLimit)
         let removed: [String]
         do { removed = try inner.removeAll() } catch { throw .failed(error) }
-        if unfinished > 0 { throw .failed(WritesStillInFlight(count: unfinished, removed: removed)) }
+        if unfinished > 0 { throw .failed(GatedStorage.WritesStillInFlight(count: unfinished, removed: removed)) }
         return removed
     }
 }
 
-/// A purge ended while writes admitted before it were still running.
-///
-/// Each of those writes deletes what it wrote when it lands; the purge is reported as incomplete so that the
-/// owner is purged again.
-public struct WritesStillInFlight: Error, Sendable, Hashable, CustomStringConvertible {
-    /// How many writes were still running.
-    public let count: Int
-    /// What the purge deleted all the same.
-    public let removed: [String]
+extension GatedStorage {
+    /// A purge ended while writes admitted before it were still running.
+    ///
+    /// Each of those writes deletes what it wrote when it lands; the purge is reported as incomplete so that the
+    /// owner is purged again.
+    public struct WritesStillInFlight: Error, Sendable, Hashable, CustomStringConvertible {
+        /// How many writes were still running.
+        public let count: Int
+        /// What the purge deleted all the same.
+        public let removed: [String]
 
-    /// `2 writes still in flight after the purge`.
-    public var description: String { "\(count) write\(count == 1 ? "" : "s") still in flight after the purge" }
+        /// `2 writes still in flight after the purge`.
+        public var description: String { "\(count) write\(count == 1 ? "" : "s") still in flight after the purge" }
+    }
 }
 
 /// Counts a storage's writes in flight, per purge generation.

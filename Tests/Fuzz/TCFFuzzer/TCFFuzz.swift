@@ -46,18 +46,19 @@ enum TCFFuzz {
             precondition(zip(gpp.sectionIDs, gpp.sectionIDs.dropFirst()).allSatisfy { $0 < $1 }, "IDs not ascending")
             precondition(Set(gpp.sections.keys) == Set(gpp.sectionIDs), "sections do not match the header")
             precondition((gpp.usNational != nil) == gpp.sectionIDs.contains(7), "usnat decoded without its ID")
-            let usIDs = Set(gpp.sectionIDs).intersection(GPPUSSection.sectionIDs)
+            let usIDs = Set(gpp.sectionIDs).intersection(GPPString.USSection.sectionIDs)
             precondition(Set(gpp.usSections.keys) == usIDs, "a US section listed but not decoded, or the reverse")
             for (id, section) in gpp.usSections { checkUSSection(section, id: id) }
         }
         // Every US section decoder on the raw text: a section's text is what a CMP writes after the header.
-        for id in GPPUSSection.sectionIDs {
+        for id in GPPString.USSection.sectionIDs {
             do {
-                checkUSSection(try GPPUSSection(sectionID: id, text), id: id)
+                checkUSSection(try GPPString.USSection(sectionID: id, text), id: id)
             } catch {
                 precondition(!error.field.isEmpty && error.bitOffset >= 0, "a GPP error without field or offset")
                 precondition(
-                    error.section.hasPrefix(GPPUSSection.name(ofSection: id)!), "an error naming another section")
+                    error.section.hasPrefix(GPPString.USSection.name(ofSection: id)!), "an error naming another section"
+                )
             }
         }
         if let usPrivacy = try? USPrivacyString(text) {
@@ -67,8 +68,8 @@ enum TCFFuzz {
 
     /// What holds for any decoded US section: its version leads, two-bit answers are two bits, the opt-outs
     /// FeatureGate acts on are 0, 1 or 2, and a GPC value comes with its subsection type.
-    private static func checkUSSection(_ section: GPPUSSection, id: Int) {
-        precondition(section.id == id && section.name == GPPUSSection.name(ofSection: id), "wrong section")
+    private static func checkUSSection(_ section: GPPString.USSection, id: Int) {
+        precondition(section.id == id && section.name == GPPString.USSection.name(ofSection: id), "wrong section")
         precondition(section.fields.first?.value == .int(section.version), "the version does not lead")
         for field in section.fields.dropFirst() {
             switch field.value {
@@ -82,7 +83,7 @@ enum TCFFuzz {
             precondition(optOut.map { (0...2).contains($0.rawValue) } ?? true, "an opt-out of 3 decoded")
         }
         precondition((section.globalPrivacyControl != nil) == (section["SubsectionType"] == .int(1)), "GPC alone")
-        precondition((try? GPPUSSection(sectionID: id, "")) == nil, "an empty section decoded")
+        precondition((try? GPPString.USSection(sectionID: id, "")) == nil, "an empty section decoded")
     }
 
     private static func decodeTCString(_ text: String) {

@@ -20,38 +20,50 @@ public protocol ConsentLedger: Sendable {
     ///
     /// Entries that could not be decoded are exported as they were stored, so an export never hides anything.
     func exportJSONLines() throws -> Data
+}
 
+/// A ledger that folds its trail from a point it recorded, reading only what was appended since
+/// (``FileConsentLedger``, ``InMemoryConsentLedger``): what ``ConsentManager`` starts from and catches up with.
+package protocol ConsentLedgerContinuing: ConsentLedger {
     /// Reads the trail folded, reading only what was appended after `snapshot` when the ledger still continues it.
     ///
-    /// What ``ConsentManager`` starts from (with `snapshot` `nil`) and catches up with. The trail returned must be
-    /// what folding the whole trail gives (``ConsentTrail/init(_:)``). The default folds ``load()``: it reads the
-    /// whole trail every time, and returns no ``ConsentLedgerReading/appended``.
+    /// The trail returned must be what folding the whole trail gives (`ConsentTrail(_:)`).
     ///
     /// - Throws: When the trail exists but cannot be read.
     func readTrail(after snapshot: ConsentLedgerSnapshot?) throws -> ConsentLedgerReading
 
-    /// Appends `record` as ``append(_:)`` does, and reads the trail up to it, continuing `snapshot`.
+    /// Appends `record` as ``ConsentLedger/append(_:)`` does, and reads the trail up to it, continuing `snapshot`.
     ///
-    /// - Returns: The trail up to and including `record`, whose ``ConsentLedgerReading/appended`` holds what other
-    ///   writers appended after `snapshot` and before `record` (not `record` itself); or `nil` when the ledger
-    ///   cannot say, though `record` was appended. The default appends with ``append(_:)`` and returns `nil`.
+    /// - Returns: The trail up to and including `record`, whose `appended` holds what other writers appended after
+    ///   `snapshot` and before `record` (not `record` itself); or `nil` when the ledger cannot say, though `record`
+    ///   was appended.
     /// - Throws: When `record` was not appended.
     func append(_ record: ConsentRecord, after snapshot: ConsentLedgerSnapshot?) throws -> ConsentLedgerReading?
 }
 
 extension ConsentLedger {
-    /// Folds the whole trail that ``load()`` reads.
-    public func readTrail(after snapshot: ConsentLedgerSnapshot?) throws -> ConsentLedgerReading {
-        ConsentLedgerReading(snapshot: ConsentLedgerSnapshot(trail: ConsentTrail(try load())), appended: nil)
+    /// Reads the trail folded: from `snapshot` on when the ledger continues from a point, otherwise by folding the
+    /// whole trail ``load()`` reads (with no `appended`).
+    package func readTrail(after snapshot: ConsentLedgerSnapshot?) throws -> ConsentLedgerReading {
+        if let continuing = self as? any ConsentLedgerContinuing { return try continuing.readTrail(after: snapshot) }
+        return ConsentLedgerReading(snapshot: ConsentLedgerSnapshot(trail: ConsentTrail(try load())), appended: nil)
     }
 
-    /// Appends `record` with ``append(_:)``; returns `nil`.
-    public func append(_ record: ConsentRecord, after snapshot: ConsentLedgerSnapshot?) throws -> ConsentLedgerReading?
+    /// Appends `record` and, when the ledger continues from a point, reads the trail up to it; otherwise appends with
+    /// ``append(_:)`` and returns `nil`.
+    package func append(_ record: ConsentRecord, after snapshot: ConsentLedgerSnapshot?) throws -> ConsentLedgerReading?
     {
+        if let continuing = self as? any ConsentLedgerContinuing {
+            return try continuing.append(record, after: snapshot)
+        }
         try append(record)
         return nil
     }
 }
+
+extension FileConsentLedger: ConsentLedgerContinuing {}
+
+extension InMemoryConsentLedger: ConsentLedgerContinuing {}
 
 /// What a ledger read: the records it could decode, and how many entries it could not.
 public struct ConsentLedgerContents: Sendable, Hashable {

@@ -5,14 +5,14 @@ import Foundation
 ///
 /// Only a ledger makes snapshots that it can continue from (``FileConsentLedger`` and ``InMemoryConsentLedger`` do);
 /// one made with ``init(trail:)`` has no point, so the next read folds the whole trail again.
-public struct ConsentLedgerSnapshot: Sendable, Hashable {
+package struct ConsentLedgerSnapshot: Sendable, Hashable {
     /// Every entry up to the point, folded.
-    public let trail: ConsentTrail
+    package let trail: ConsentTrail
     /// Where the point is, for the ledger that made the snapshot.
     package let position: ConsentLedgerPosition?
 
     /// A snapshot no ledger continues from: a read after it folds the whole trail.
-    public init(trail: ConsentTrail) {
+    package init(trail: ConsentTrail) {
         self.init(trail: trail, position: nil)
     }
 
@@ -23,19 +23,19 @@ public struct ConsentLedgerSnapshot: Sendable, Hashable {
 }
 
 /// What a ledger read: its whole trail folded, and the entries appended after the snapshot it was given.
-public struct ConsentLedgerReading: Sendable, Hashable {
+package struct ConsentLedgerReading: Sendable, Hashable {
     /// The whole trail folded, and where the read ended: the snapshot to give the next read.
-    public var snapshot: ConsentLedgerSnapshot
+    package var snapshot: ConsentLedgerSnapshot
     /// The entries appended after the snapshot given, oldest first. `nil` when the trail was folded from its start
     /// instead (no snapshot, or one the ledger no longer continues: the ledger was replaced, cut or rewritten since,
     /// or cannot read from a point).
-    public var appended: ConsentLedgerContents?
+    package var appended: ConsentLedgerContents?
     /// The checkpoint the read folded on top of without reading the bytes it covers, if it did: what
     /// ``ConsentManager`` has checked after start-up (``ConsentLedgerVerifying``).
     package var trustedCheckpoint: ConsentLedgerTrustedCheckpoint?
 
     /// Creates a reading.
-    public init(snapshot: ConsentLedgerSnapshot, appended: ConsentLedgerContents?) {
+    package init(snapshot: ConsentLedgerSnapshot, appended: ConsentLedgerContents?) {
         self.snapshot = snapshot
         self.appended = appended
     }

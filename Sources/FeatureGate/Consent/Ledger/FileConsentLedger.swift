@@ -13,9 +13,9 @@ import Foundation
 ///
 /// **The checkpoint.** Under the same lock, each append also replaces ``checkpointURL`` (`NAME.checkpoint`, beside
 /// the file; written like every replaced file: a temporary file, flushed, renamed) with the whole trail folded
-/// (``ConsentTrail``) and the point of the file it covers: its length, its last 256 bytes, and a digest of every
+/// (`ConsentTrail`) and the point of the file it covers: its length, its last 256 bytes, and a digest of every
 /// byte before it (64-bit FNV-1a, extended with the bytes each append adds, so an append costs the same whatever the
-/// size of the trail). ``readTrail(after:)`` (what ``ConsentManager`` starts from) reads the checkpoint and folds only
+/// size of the trail). `readTrail(after:)` (what ``ConsentManager`` starts from) reads the checkpoint and folds only
 /// the lines after that point, so a launch costs the same with ten records or a hundred thousand. Lines another
 /// writer added without updating the checkpoint (an earlier version, say) are after the point, so they are read too.
 /// The checkpoint is never trusted over the file: when it is missing, unreadable, of another format, or its point is
@@ -69,7 +69,7 @@ public struct FileConsentLedger: ConsentLedger, CustomStringConvertible {
     /// Reads the trail folded: the lines after `snapshot` when the file still continues it; otherwise the lines
     /// after the checkpoint's point on top of the checkpoint when the file continues that; otherwise the whole file.
     /// Writes nothing.
-    public func readTrail(after snapshot: ConsentLedgerSnapshot?) throws -> ConsentLedgerReading {
+    package func readTrail(after snapshot: ConsentLedgerSnapshot?) throws -> ConsentLedgerReading {
         let checkpoint = FileLocation(file: checkpointURL)
         return try AtomicFile.withOpenedFile(FileLocation(file: url), limit: Self.maximumFileSize) {
             (file) throws(FileStoreError) -> ConsentLedgerReading in
@@ -91,7 +91,7 @@ public struct FileConsentLedger: ConsentLedger, CustomStringConvertible {
 
     /// Appends the record as ``append(_:)`` does, and returns the trail up to it, folded from `snapshot` when the
     /// file continues it (else from the checkpoint, else from the start).
-    public func append(_ record: ConsentRecord, after snapshot: ConsentLedgerSnapshot?) throws -> ConsentLedgerReading?
+    package func append(_ record: ConsentRecord, after snapshot: ConsentLedgerSnapshot?) throws -> ConsentLedgerReading?
     {
         let checkpointName = checkpointName
         var reading: ConsentLedgerReading?

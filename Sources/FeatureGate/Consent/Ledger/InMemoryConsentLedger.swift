@@ -20,12 +20,12 @@ public final class InMemoryConsentLedger: ConsentLedger, CustomStringConvertible
     }
 
     /// Folds the records held, only those appended after `snapshot` when it was taken of this ledger.
-    public func readTrail(after snapshot: ConsentLedgerSnapshot?) throws -> ConsentLedgerReading {
+    package func readTrail(after snapshot: ConsentLedgerSnapshot?) throws -> ConsentLedgerReading {
         try ConsentLedgerFolding.read(ConsentLedgerMemoryBytes(data: data.withLock { $0 }), after: snapshot)
     }
 
     /// Appends the record in memory and folds the trail up to it, continuing `snapshot`.
-    public func append(_ record: ConsentRecord, after snapshot: ConsentLedgerSnapshot?) throws -> ConsentLedgerReading?
+    package func append(_ record: ConsentRecord, after snapshot: ConsentLedgerSnapshot?) throws -> ConsentLedgerReading?
     {
         let bytes = data.withLock { data in
             data.append(ConsentRecordLine.encode(record))

@@ -42,7 +42,7 @@ extension ConsentManager {
         applyFromLedger(appended)
     }
 
-    /// Applies entries another writer appended, one by one, as ``ConsentTrail/fold(_:)`` folds them.
+    /// Applies entries another writer appended, one by one, as `ConsentTrail.fold(_:)` folds them.
     @discardableResult
     func applyFromLedger(_ contents: ConsentLedgerContents) -> [ConsentChange] {
         let isTrusted = (ledgerSnapshot?.trail.unreadableEntries ?? 0) == 0

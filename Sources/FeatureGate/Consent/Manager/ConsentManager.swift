@@ -13,7 +13,7 @@ import Foundation
 /// ledger (the last change of each category wins; a grant made under an older policy version, or in a ledger with
 /// entries that cannot be decoded, reads as ``ConsentStatus/unknown``) and from the refusals the gate state kept:
 /// a refusal recorded in either survives a relaunch. The ledger is not replayed: start-up asks it for the trail
-/// folded (``ConsentLedger/readTrail(after:)``), which a ``FileConsentLedger`` reads from its checkpoint and the
+/// folded, which a ``FileConsentLedger`` reads from its checkpoint and the
 /// lines after it, so a launch costs the same however long the trail. Start-up derives the permitted set and writes
 /// nothing; it never writes grants into the app's decisions. Right after, off the caller's thread, the manager reads
 /// the bytes the checkpoint covers once and checks them against the digest it recorded; when they differ (or it

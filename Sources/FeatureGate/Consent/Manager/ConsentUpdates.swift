@@ -11,33 +11,35 @@ extension ConsentManager {
     ///     print("analytics consent: \(change.previous) -> \(change.current)")
     /// }
     /// ```
-    public nonisolated var updates: ConsentUpdates { ConsentUpdates(manager: self) }
+    public nonisolated var updates: ConsentManager.Updates { ConsentManager.Updates(manager: self) }
 }
 
-/// The asynchronous sequence of applied consent changes returned by ``ConsentManager/updates``.
-public struct ConsentUpdates: AsyncSequence, Sendable {
-    /// Each element is one applied change.
-    public typealias Element = ConsentChange
+extension ConsentManager {
+    /// The asynchronous sequence of applied consent changes returned by ``ConsentManager/updates``.
+    public struct Updates: AsyncSequence, Sendable {
+        /// Each element is one applied change.
+        public typealias Element = ConsentChange
 
-    let manager: ConsentManager
+        let manager: ConsentManager
 
-    /// Subscribes and returns an iterator of the changes applied from now on.
-    public func makeAsyncIterator() -> Iterator {
-        let (stream, continuation) = AsyncStream.makeStream(of: ConsentChange.self, bufferingPolicy: .unbounded)
-        let token = manager.observe { continuation.yield($0) }
-        continuation.onTermination = { _ in token.cancel() }
-        return Iterator(base: stream.makeAsyncIterator(), token: token)
-    }
+        /// Subscribes and returns an iterator of the changes applied from now on.
+        public func makeAsyncIterator() -> Iterator {
+            let (stream, continuation) = AsyncStream.makeStream(of: ConsentChange.self, bufferingPolicy: .unbounded)
+            let token = manager.observe { continuation.yield($0) }
+            continuation.onTermination = { _ in token.cancel() }
+            return Iterator(base: stream.makeAsyncIterator(), token: token)
+        }
 
-    /// Iterates one subscription.
-    public struct Iterator: AsyncIteratorProtocol {
-        var base: AsyncStream<ConsentChange>.Iterator
-        /// Keeps the subscription while the iterator lives.
-        let token: ObservationToken
+        /// Iterates one subscription.
+        public struct Iterator: AsyncIteratorProtocol {
+            var base: AsyncStream<ConsentChange>.Iterator
+            /// Keeps the subscription while the iterator lives.
+            let token: ObservationToken
 
-        /// The next applied change.
-        public mutating func next() async -> ConsentChange? {
-            await base.next()
+            /// The next applied change.
+            public mutating func next() async -> ConsentChange? {
+                await base.next()
+            }
         }
     }
 }

@@ -2,23 +2,23 @@ import Foundation
 
 /// What a consent ledger says, folded into the last answer of each category and the last answer of each source:
 /// how the ``ConsentManager`` starts (and so what `featuregate consent explain` shows).
-public struct ConsentTrail: Sendable, Hashable {
+package struct ConsentTrail: Sendable, Hashable {
     /// The last answer of each category that has one.
-    public var answers: [ConsentCategory: ConsentAnswer]
+    package var answers: [ConsentCategory: ConsentAnswer]
     /// What each source last answered for each category (what ``ConsentManager/applyAnswer(_:for:source:)`` compares
     /// an outside source's new answer with). A record of `unknown` is no answer and leaves it as it was, except a
     /// ``ConsentSource/gpc`` one (the signal went off).
-    public var sourceAnswers: [ConsentSource: [ConsentCategory: ConsentStatus]]
+    package var sourceAnswers: [ConsentSource: [ConsentCategory: ConsentStatus]]
     /// Whether the last Global Privacy Control record said the signal was on.
-    public var isGlobalPrivacyControlOn: Bool
+    package var isGlobalPrivacyControlOn: Bool
     /// How many entries of the trail could not be decoded. While any cannot, no grant is trusted.
-    public var unreadableEntries: Int
+    package var unreadableEntries: Int
 
     /// Folds `contents`: the last change of each category wins; an `expired` record marks the answer before it as
     /// expired; a record whose previous and new status are the same (an outside source confirming the status, or
     /// a Global Privacy Control signal going off) changes no answer, unless it confirms a refusal the trail before
     /// it lacks (an entry was lost). When entries cannot be decoded, every grant is untrusted.
-    public init(_ contents: ConsentLedgerContents) {
+    package init(_ contents: ConsentLedgerContents) {
         self.init(answers: [:], sourceAnswers: [:], isGlobalPrivacyControlOn: false, unreadableEntries: 0)
         fold(contents)
     }
@@ -38,7 +38,7 @@ public struct ConsentTrail: Sendable, Hashable {
     /// Folds `contents`, the entries that follow those this trail was folded from, on top of it. Folding a ledger
     /// in any number of consecutive pieces gives what folding it at once gives: an entry that cannot be decoded
     /// untrusts every grant, before and after it.
-    public mutating func fold(_ contents: ConsentLedgerContents) {
+    package mutating func fold(_ contents: ConsentLedgerContents) {
         unreadableEntries += contents.unreadableEntries
         let isTrusted = unreadableEntries == 0
         for record in contents.records {
@@ -74,7 +74,7 @@ public struct ConsentTrail: Sendable, Hashable {
 
     /// Adds the refusals the gate state kept for categories whose last answer is not a refusal (their ledger append
     /// failed); returns those categories.
-    public mutating func mergeRefusals(_ refused: Set<ConsentCategory>, policyVersion: Int) -> Set<ConsentCategory> {
+    package mutating func mergeRefusals(_ refused: Set<ConsentCategory>, policyVersion: Int) -> Set<ConsentCategory> {
         var merged: Set<ConsentCategory> = []
         for category in refused where !(answers[category]?.status.isRefusal ?? false) {
             answers[category] = ConsentAnswer(
