@@ -4,6 +4,9 @@
 // package under Benchmarks/.
 import PackageDescription
 
+// The command-line tools the process tests run as child processes: built for those tests where they can run.
+let onMacOSAndLinux = TargetDependencyCondition.when(platforms: [.macOS, .linux])
+
 let package = Package(
     name: "FeatureGate",
     platforms: [
@@ -65,16 +68,37 @@ let package = Package(
             dependencies: ["FeatureGate", "NoopRuntime", "PackageTestSupport"],
             path: "Tests/Fixtures/FeatureStoreWriter"
         ),
-        // What the test targets share: finding built executables, the package root, a seeded generator, the loopback
-        // HTTP server and a transport to it.
-        .target(name: "PackageTestSupport", dependencies: ["FeatureGate", "NoopRuntime"], path: "Tests/PackageTestSupport"),
+        // What the test targets share, on every platform: the package root, a seeded generator, the loopback HTTP
+        // server and a transport to it.
+        .target(
+            name: "PackageTestSupport", dependencies: ["FeatureGate", "NoopRuntime"], path: "Tests/PackageTestSupport"),
+        // What the tests that start child processes share: finding and running the package's executables, the
+        // stopped lock holder. `Process` exists on macOS and Linux only: its files compile to nothing elsewhere.
+        .target(
+            name: "ProcessTestSupport", dependencies: ["FeatureGate", "PackageTestSupport"], path: "Tests/ProcessTestSupport"),
+        // The tests are split by what they need. FeatureGateTests, NoopRuntimeTests, FeatureGateConfigTests,
+        // FeatureGateIABTests, FeatureGateRemoteTests and FeatureGateStackTests start no child process and run
+        // wherever the libraries do (the iOS Simulator too). The <Name>ProcessTests targets (Tests/ProcessTests/<Name>)
+        // run the package's executables as child processes (killed writers, stopped lock holders, the command-line
+        // tool, the fuzzers' replays): macOS and Linux only, their files compile to nothing elsewhere. They compile
+        // the helpers they share with <Name> from Tests/<Name>/Support (symbolic links in their Support folders).
+        .testTarget(name: "FeatureGateTests", dependencies: ["FeatureGate", "PackageTestSupport"]),
         .testTarget(
-            name: "FeatureGateTests",
-            dependencies: ["FeatureGate", "feature-store-writer", "PackageTestSupport"]
+            name: "FeatureGateProcessTests",
+            dependencies: [
+                "FeatureGate", "PackageTestSupport", "ProcessTestSupport",
+                .target(name: "feature-store-writer", condition: onMacOSAndLinux),
+            ],
+            path: "Tests/ProcessTests/FeatureGateTests"
         ),
+        .testTarget(name: "NoopRuntimeTests", dependencies: ["FeatureGate", "NoopRuntime", "PackageTestSupport"]),
         .testTarget(
-            name: "NoopRuntimeTests",
-            dependencies: ["FeatureGate", "NoopRuntime", "feature-store-writer", "PackageTestSupport"]
+            name: "NoopRuntimeProcessTests",
+            dependencies: [
+                "FeatureGate", "NoopRuntime", "PackageTestSupport", "ProcessTestSupport",
+                .target(name: "feature-store-writer", condition: onMacOSAndLinux),
+            ],
+            path: "Tests/ProcessTests/NoopRuntimeTests"
         ),
         // FeatureGateConfig: the `featuregate` tool, and the config reader's fuzz target, which replays files
         // in a plain build and runs libFuzzer when `scripts/fuzz.sh config` builds it with -DFUZZING.
@@ -102,12 +126,16 @@ let package = Package(
             path: "Tests/Fuzz/ConfigStructureFuzzer"
         ),
         .testTarget(
-            name: "FeatureGateConfigTests",
+            name: "FeatureGateConfigTests", dependencies: ["FeatureGate", "FeatureGateConfig", "PackageTestSupport"]),
+        .testTarget(
+            name: "FeatureGateConfigProcessTests",
             dependencies: [
-                "FeatureGate", "FeatureGateConfig", "FeatureGateCLI", "ConfigFuzzing", "config-fuzzer",
-                "PackageTestSupport",
-                "config-structure-fuzzer",
-            ]
+                "FeatureGate", "FeatureGateConfig", "ConfigFuzzing", "PackageTestSupport", "ProcessTestSupport",
+                .target(name: "FeatureGateCLI", condition: onMacOSAndLinux),
+                .target(name: "config-fuzzer", condition: onMacOSAndLinux),
+                .target(name: "config-structure-fuzzer", condition: onMacOSAndLinux),
+            ],
+            path: "Tests/ProcessTests/FeatureGateConfigTests"
         ),
         // The IAB decoders' fuzz target: replays files in a plain build, runs libFuzzer under `scripts/fuzz.sh tcf`.
         .executableTarget(
@@ -117,10 +145,16 @@ let package = Package(
             exclude: ["Corpus", "tcf.dict"]
         ),
         .testTarget(
-            name: "FeatureGateIABTests",
+            name: "FeatureGateIABTests", dependencies: ["FeatureGate", "FeatureGateIAB", "PackageTestSupport"]),
+        .testTarget(
+            name: "FeatureGateIABProcessTests",
             dependencies: [
-                "FeatureGate", "FeatureGateIAB", "FeatureGateCLI", "tcf-fuzzer", "consent-demo", "PackageTestSupport",
-            ]
+                "FeatureGate", "FeatureGateIAB", "PackageTestSupport", "ProcessTestSupport",
+                .target(name: "FeatureGateCLI", condition: onMacOSAndLinux),
+                .target(name: "tcf-fuzzer", condition: onMacOSAndLinux),
+                .target(name: "consent-demo", condition: onMacOSAndLinux),
+            ],
+            path: "Tests/ProcessTests/FeatureGateIABTests"
         ),
         // The remote-data parser's structure-aware fuzz target: replays recipes in a plain build, runs libFuzzer
         // under `scripts/fuzz.sh remote`. Its generator reads fuzz bytes with ConfigFuzzing's FuzzInput.
@@ -137,10 +171,18 @@ let package = Package(
         ),
         .testTarget(
             name: "FeatureGateRemoteTests",
+            dependencies: ["FeatureGate", "FeatureGateRemote", "NoopRuntime", "PackageTestSupport", "RemoteFuzzing"]
+        ),
+        .testTarget(
+            name: "FeatureGateRemoteProcessTests",
             dependencies: [
-                "FeatureGate", "FeatureGateRemote", "NoopRuntime", "FeatureGateCLI", "PackageTestSupport",
-                "RemoteFuzzing", "remote-fuzzer", "feature-store-writer",
-            ]
+                "FeatureGate", "FeatureGateRemote", "NoopRuntime", "PackageTestSupport", "ProcessTestSupport",
+                "RemoteFuzzing",
+                .target(name: "FeatureGateCLI", condition: onMacOSAndLinux),
+                .target(name: "remote-fuzzer", condition: onMacOSAndLinux),
+                .target(name: "feature-store-writer", condition: onMacOSAndLinux),
+            ],
+            path: "Tests/ProcessTests/FeatureGateRemoteTests"
         ),
     ],
     swiftLanguageModes: [.v6]

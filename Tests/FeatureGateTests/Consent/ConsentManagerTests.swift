@@ -9,25 +9,6 @@ struct FailingLedger: ConsentLedger {
     func exportJSONLines() throws -> Data { Data() }
 }
 
-let fixedTime = Date(timeIntervalSince1970: 1_800_000_000.125)
-
-func record(
-    _ category: ConsentCategory,
-    _ previous: ConsentStatus,
-    _ new: ConsentStatus,
-    version: Int = 1,
-    source: ConsentSource = .user
-) -> ConsentRecord {
-    ConsentRecord(
-        category: category,
-        previousStatus: previous,
-        newStatus: new,
-        time: fixedTime,
-        policyVersion: version,
-        source: source
-    )
-}
-
 @Suite struct ConsentManagerTests {
     @Test func everyCategoryStartsUnknownAndNeedsAPrompt() async {
         let consent = ConsentManager(privacy: manager([]), ledger: InMemoryConsentLedger())
@@ -260,13 +241,5 @@ func record(
         }
         #expect(privacy.enabledFeatures == [.analytics, .tagsAndAttributes, .contacts])
         #expect(try await consent.records().count == 2 * 1_001)
-    }
-}
-
-extension ConsentRecord {
-    func with(time: Date) -> ConsentRecord {
-        var copy = self
-        copy.time = time
-        return copy
     }
 }

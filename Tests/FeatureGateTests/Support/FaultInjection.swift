@@ -1,6 +1,12 @@
 import FeatureGate
 import Foundation
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// A feature store that outlives the managers using it (so a test can relaunch) and fails when told to.
 final class FaultyFeatureStore: FeatureStore, CustomStringConvertible {
     struct Failure: Error {}
@@ -52,4 +58,45 @@ final class FaultyConsentLedger: ConsentLedger, CustomStringConvertible {
     }
 
     func exportJSONLines() throws -> Data { try inner.exportJSONLines() }
+}
+
+/// A store whose record cannot be read for a while (permissions, data protection, an I/O error).
+final class FlakyFeatureStore: FeatureStore, CustomStringConvertible {
+    private let state: LockedValue<(record: Data?, unreadable: Bool, saves: Int, removes: Int)>
+    /// What a load throws while unreadable.
+    let problem: FileStoreError.Problem
+
+    init(record: Data?, unreadable: Bool, problem: FileStoreError.Problem = .system(EACCES)) {
+        state = LockedValue((record, unreadable, 0, 0))
+        self.problem = problem
+    }
+
+    var unreadable: Bool {
+        get { state.withLock { $0.unreadable } }
+        set { state.withLock { $0.unreadable = newValue } }
+    }
+    var record: FeatureStateRecord? { state.withLock { $0.record }.flatMap { try? FeatureStateRecord(decoding: $0) } }
+    var writes: Int { state.withLock { $0.saves + $0.removes } }
+    var description: String { "flaky store" }
+
+    func load() throws -> Data? {
+        try state.withLock { state in
+            if state.unreadable { throw FileStoreError(path: "flaky", operation: .open, problem: problem) }
+            return state.record
+        }
+    }
+
+    func save(_ record: Data) throws {
+        state.withLock {
+            $0.saves += 1
+            $0.record = record
+        }
+    }
+
+    func remove() throws {
+        state.withLock {
+            $0.removes += 1
+            $0.record = nil
+        }
+    }
 }

@@ -81,15 +81,39 @@ func manager(
     PrivacyManager(configuration: PrivacyConfiguration(enabledFeatures: features), store: store, catalog: catalog)
 }
 
-/// Starts the `feature-store-writer` fixture and waits until its first save, so a kill lands inside its loop.
-func startFixture(mode: String, path: String, size: Int = 65_536) throws -> Process {
-    let process = Process()
-    process.executableURL = try builtProduct("feature-store-writer")
-    process.arguments = [mode, path, String(size)]
-    let output = Pipe()
-    process.standardOutput = output
-    try process.run()
-    let line = output.fileHandleForReading.readData(ofLength: 7)
-    #expect(String(decoding: line, as: UTF8.self) == "saving\n")
-    return process
+/// Waits until `condition` holds, up to `seconds`; returns whether it did. Bounds a wait, asserts no duration.
+func eventually(within seconds: Double = 5, _ condition: () -> Bool) -> Bool {
+    let deadline = Date().addingTimeInterval(seconds)
+    while !condition() {
+        if Date() > deadline { return false }
+        usleep(2_000)
+    }
+    return true
+}
+
+let fixedTime = Date(timeIntervalSince1970: 1_800_000_000.125)
+
+func record(
+    _ category: ConsentCategory,
+    _ previous: ConsentStatus,
+    _ new: ConsentStatus,
+    version: Int = 1,
+    source: ConsentSource = .user
+) -> ConsentRecord {
+    ConsentRecord(
+        category: category,
+        previousStatus: previous,
+        newStatus: new,
+        time: fixedTime,
+        policyVersion: version,
+        source: source
+    )
+}
+
+extension ConsentRecord {
+    func with(time: Date) -> ConsentRecord {
+        var copy = self
+        copy.time = time
+        return copy
+    }
 }

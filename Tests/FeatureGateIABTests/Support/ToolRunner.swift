@@ -1,7 +1,0 @@
-import Foundation
-import PackageTestSupport
-
-/// Runs `featuregate` with `arguments` in `directory`.
-func featuregate(_ arguments: [String], in directory: URL = packageRoot) throws -> ToolRun {
-    try runBuiltExecutable("featuregate", arguments, in: directory)
-}

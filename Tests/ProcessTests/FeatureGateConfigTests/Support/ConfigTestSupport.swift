@@ -1,0 +1,1 @@
+../../../FeatureGateConfigTests/Support/ConfigTestSupport.swift

@@ -1,0 +1,1 @@
+../../../FeatureGateIABTests/Support/GPCConsentManager.swift

@@ -1,0 +1,1 @@
+../../../FeatureGateRemoteTests/Support/RemoteTestSupport.swift

@@ -1,0 +1,93 @@
+#if os(macOS) || os(Linux)
+import FeatureGate
+import Foundation
+import PackageTestSupport
+import ProcessTestSupport
+import Testing
+
+/// The ledger is the commit point: the gate state records how far into it it reflects, and a start whose state
+/// lags (a process killed between a change's record and its gate state) applies the records after that point, so
+/// the ledger, the gate state and a fresh start agree (issue 36).
+@Suite struct LedgerCommitPointTests {
+    static let policy = ConsentPolicy(version: 1, features: [.analytics: .analytics])
+
+    @Test func aGrantRecordedButNotSavedInTheGateStateIsAppliedByTheNextStart() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let data = PrivacyDataDirectory(url: directory.url.appending(path: "data"))
+        let (_, consent) = launchGateAndConsent(on: data, policy: Self.policy)
+        try await consent.setStatus(.denied, for: .analytics, source: .user)
+        let denied = try FeatureStateRecord(decoding: #require(try FileFeatureStore(url: data.stateFile).load()))
+        #expect(denied.deniedConsentCategories == [.analytics])
+        // A process killed right after its grant's record: the ledger has it, the gate state does not.
+        try FileConsentLedger(url: data.consentLedgerFile).append(
+            ConsentRecord(
+                category: .analytics, previousStatus: .denied, newStatus: .granted, time: Date(), policyVersion: 1,
+                source: .user))
+
+        let diagnostics = Collector<ConsentDiagnostic>()
+        let (privacy, fresh) = launchGateAndConsent(on: data, policy: Self.policy) { diagnostics.append($0) }
+        #expect(await fresh.status(for: .analytics) == .granted)
+        #expect(privacy.isEnabled(.analytics))
+        #expect(!diagnostics.all.contains { if case .refusalMissingFromLedger = $0 { true } else { false } })
+        #expect(diagnostics.all.contains { if case .gateStateBehindLedger(_, 1) = $0 { true } else { false } })
+        // Replayed into the gate state, with the point it now reflects: the next start has nothing to replay.
+        let replayed = try FeatureStateRecord(decoding: #require(try FileFeatureStore(url: data.stateFile).load()))
+        #expect(replayed.deniedConsentCategories.isEmpty && replayed.enabledFeatures.contains(.analytics))
+        let again = Collector<ConsentDiagnostic>()
+        let (next, _) = launchGateAndConsent(on: data, policy: Self.policy) { again.append($0) }
+        #expect(next.isEnabled(.analytics))
+        #expect(again.all.isEmpty, "\(again.all)")
+    }
+
+    @Test func aRefusalWhoseRecordTheLedgerRefusedStillHolds() async throws {
+        // The other way round: the gate state's refusal is later than the ledger's last record. It stands.
+        let directory = TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let data = PrivacyDataDirectory(url: directory.url.appending(path: "data"))
+        let (_, consent) = launchGateAndConsent(on: data, policy: Self.policy)
+        try await consent.setStatus(.granted, for: .analytics, source: .user)
+        // A denial whose append the ledger refused: the gate state keeps it, at the point it reflected before.
+        let store = FileFeatureStore(url: data.stateFile)
+        var record = try FeatureStateRecord(decoding: #require(try store.load()))
+        record.deniedConsentCategories.insert(.analytics)
+        record.enabledFeatures.remove(.analytics)
+        try store.save(record.encoded())
+
+        let diagnostics = Collector<ConsentDiagnostic>()
+        let (fresh, freshConsent) = launchGateAndConsent(on: data, policy: Self.policy) { diagnostics.append($0) }
+        #expect(await freshConsent.status(for: .analytics) == .denied)
+        #expect(!fresh.isEnabled(.analytics))
+        #expect(diagnostics.all.contains { if case .refusalMissingFromLedger = $0 { true } else { false } })
+    }
+
+    @Test func afterKillsMidChangeAFreshStartAgreesWithTheLedger() async throws {
+        let seed = MultiProcessTests.seed()
+        var random = SeededGenerator(seed: seed)
+        let directory = TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let data = PrivacyDataDirectory(url: directory.url.appending(path: "data"))
+        try FileManager.default.createDirectory(at: data.url, withIntermediateDirectories: true)
+        let kills = 60
+        var disagreements: [String] = []
+        for round in 0..<kills {
+            let writer = try startFeatureStoreWriter([
+                "burst", data.url.path(percentEncoded: false), String(seed &+ UInt64(round)), "100000",
+            ])
+            usleep(UInt32.random(in: 60_000..<250_000, using: &random))
+            kill(writer.processIdentifier, SIGKILL)
+            writer.waitUntilExit()
+            let last = try FileConsentLedger(url: data.consentLedgerFile).load().records.last {
+                $0.category == .analytics && $0.newStatus != .expired
+            }
+            let (privacy, consent) = launchGateAndConsent(on: data, policy: Self.policy)
+            let status = await consent.status(for: .analytics)
+            let expected = last?.newStatus ?? .unknown
+            if status != expected || privacy.isEnabled(.analytics) != (expected == .granted) {
+                disagreements.append("round \(round): ledger \(expected), start \(status)")
+            }
+        }
+        #expect(disagreements.isEmpty, "seed \(seed): \(disagreements.count) of \(kills): \(disagreements)")
+    }
+}
+#endif

@@ -1,0 +1,1 @@
+../../../FeatureGateTests/Support/TestSupport.swift

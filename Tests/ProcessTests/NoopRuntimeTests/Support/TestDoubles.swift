@@ -1,0 +1,1 @@
+../../../NoopRuntimeTests/Support/TestDoubles.swift
