@@ -28,7 +28,10 @@ public var SO_NOSIGPIPE: Int32 { 0x1022 }
 extension stat {
     /// `st_mtimespec`: the last data modification time (Glibc's `st_mtim`), a field of Darwin's `struct stat`.
     /// https://developer.apple.com/library/archive/documentation/System/Conceptual/ManPages_iPhoneOS/man2/stat.2.html
-    public var st_mtimespec: timespec { st_mtim }
+    public var st_mtimespec: timespec {
+        get { st_mtim }
+        set { st_mtim = newValue }
+    }
 }
 
 // MARK: Constants whose type differs from Glibc's
