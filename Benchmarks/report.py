@@ -72,7 +72,10 @@ ALLOCATION_CEILINGS = [
     # Issue 17: a launch and a consent change over the checkpointed ledger. Measured: 295 mallocs for a launch over 10
     # records, 315 over 1,000 and over 100,000; 397 and 413 for a change. One ceiling for every size: a launch that
     # replayed the trail would make at least one malloc per record (100,000 and more).
-    *[(f"Ledger.launch.{size}", "mallocs", 400, "a launch reads the ledger's checkpoint, not its history")
+    # 480 since issue 36: a launch also reads the take-away intents (before the gate state and the ledger) and the
+    # owed purges, through the file-system seam; 375 at 10 records, 399 at 1,000 and 395 at 100,000 in the run that
+    # set it, 1.09 between 100,000 and 10 records. Still far below one malloc per record.
+    *[(f"Ledger.launch.{size}", "mallocs", 480, "a launch reads the ledger's checkpoint, not its history")
       for size in (10, 1000, 100000)],
     # 560 since the ledger became the commit point (issue 36): a change also records the ledger's length in the gate
     # state and checks for take-away intents; 514 at 10 records, 531 at 1,000 and 100,000 in the run that set it.
