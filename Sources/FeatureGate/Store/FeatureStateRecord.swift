@@ -15,7 +15,7 @@ import Foundation
 ///
 /// A version 2 record may also hold `"pendingRevocation":{...}` (`PendingRevocation`) while a revoke-all
 /// is unfinished, and `"revokedFeatures":<bitmask>` once a revoke-all decided flags off that nobody has turned on
-/// since; each is written only then.
+/// since, and `"purgeOwedFeatures":<bitmask>` while a "no" owes its subsystems' purge; each is written only then.
 ///
 /// Bitmasks use Airship's bit positions. A reader ignores fields it does not know and refuses versions above its
 /// own.
