@@ -47,10 +47,10 @@ package struct TakeAwayIntent: Sendable, Hashable, Codable {
                 result.pendingRevocation.map { $0.requestKey == pending.requestKey ? $0 : $0.joined(by: pending) }
                 ?? pending
         }
-        // What it decides off owes its subsystems' purge, as a save that decides it off records.
-        result.purgeOwedFeatures.formUnion(off.subtracting(result.decidedFeatures.subtracting(result.enabledFeatures)))
         result.decidedFeatures.formUnion(off)
         result.enabledFeatures.subtract(off)
+        // What it decides off owes its subsystems' purge, as a save that decides it off records.
+        result.purgeOwedFeatures.formUnion(FeatureStateRecord.newlyDecidedOff(from: record, to: result))
         result.deniedConsentCategories.formUnion(refuse)
         // As revoke-all's locked write, too: every flag it decided off is the user's refusal, which a reset keeps.
         if pendingRevocation != nil { result.revokedFeatures = result.decidedFeatures }
