@@ -65,7 +65,7 @@ let package = Package(
         // The child processes of the multi-process tests: writers killed mid-save, processes sharing a data directory.
         .executableTarget(
             name: "feature-store-writer",
-            dependencies: ["FeatureGate", "NoopRuntime", "PackageTestSupport"],
+            dependencies: ["FeatureGate", "FeatureGateRemote", "NoopRuntime", "PackageTestSupport"],
             path: "Tests/Fixtures/FeatureStoreWriter"
         ),
         // What the test targets share, on every platform: the package root, a seeded generator, the loopback HTTP

@@ -64,6 +64,10 @@ extension PrivacyManager {
     /// undecided flags stay off. Called under the lock.
     func retryHeldRecord(_ state: inout State) -> PrivacyManagerDiagnostic {
         let storeName = String(describing: store)
+        // A newer version's intent waits to be folded by that version: the record is not its own until then.
+        if let newer = Self.newerIntent(for: store) {
+            return .storeUnreadableWritesHeld(store: storeName, error: newer)
+        }
         var wasRead = false
         var newer: PrivacyManagerDiagnostic.StoredStateError?
         do {

@@ -13,8 +13,10 @@ extension PrivacyManager {
     /// some feature is enabled locally with consent, ignoring the kill switch itself: a fully disabled gate writes
     /// nothing, and a payload that disables everything can still be replaced. A file that cannot be written is
     /// reported to the diagnostic handler; the payload applies until the app exits. When another holder (another
-    /// process) keeps the file's lock, the save is tried again outside the manager's lock for up to about 100 ms and
-    /// then in the background once the lock is free (``PrivacyManagerDiagnostic/remoteLayerKeptLater(file:)``).
+    /// process) keeps the file's lock, the save is tried again outside the manager's lock for up to about 100 ms;
+    /// past that, the payload is on disk before the call returns all the same, as an intent in the directory's
+    /// `.featuregate-intents` folder that every start reads over the file and the lock's next holder writes into it
+    /// (``PrivacyManagerDiagnostic/remoteLayerKeptLater(file:)``).
     ///
     /// - Parameters:
     ///   - payload: The server's response body, at most ``RemoteLayerFile/maximumSize`` bytes.
@@ -71,8 +73,10 @@ extension PrivacyManager {
 
     /// Keeps the payload in force that another holder's lock kept from being saved: waits for the file's lock at
     /// most `bound`, outside the manager's lock, then saves it under both (so a newer payload applied meanwhile is
-    /// the one kept, never overwritten by this one); past the bound, reports it and tries again in the background,
-    /// where it waits as long as it takes and nobody waits on it.
+    /// the one kept, never overwritten by this one); past the bound, makes it durable as an intent without the lock
+    /// (``IntentJournal``), reports it, and takes the lock in the background, where it waits as long as it takes
+    /// and nobody waits on it: that folds the intent into the file (or, when the intent could not be written, saves
+    /// the payload).
     func keepUnkeptRemoteRecord(in remoteLayer: RemoteLayerFile, waitingAtMost bound: Duration?) {
         let outcome = AtomicFile.withLock(of: remoteLayer.url, waitingAtMost: bound) {
             state.withLock { state -> (any Error)? in
@@ -87,6 +91,7 @@ extension PrivacyManager {
         }
         switch outcome {
         case nil:
+            recordRemoteIntent(in: remoteLayer)
             diagnosticHandler?(.remoteLayerKeptLater(file: remoteLayer.description))
             let fileSystem = FileSystem.current
             DispatchQueue.global(qos: .utility).asyncAfter(deadline: .now() + 0.01) { [weak self] in
@@ -98,6 +103,32 @@ extension PrivacyManager {
             diagnosticHandler?(.remoteLayerSaveFailed(file: remoteLayer.description, error: error))
         case .some(nil):
             break
+        }
+    }
+
+    /// Makes the payload in force that another process's lock kept from being saved durable at once, as an intent
+    /// naming the kept bytes it replaces (the file with the intents before it over it), so that a kill before the
+    /// lock is free loses nothing and an older payload never overwrites a newer one. Under the manager's lock, so a
+    /// newer payload of this process is recorded after it. Leaves the payload to be saved when the file cannot be read
+    /// or the intent written.
+    private func recordRemoteIntent(in remoteLayer: RemoteLayerFile) {
+        let location = FileLocation(file: remoteLayer.url)
+        state.withLock { state in
+            guard let record = state.unkeptRemoteRecord else { return }
+            // As when it was applied: a fully disabled gate writes nothing.
+            guard !state.rules.unswitched.isEmpty else {
+                state.unkeptRemoteRecord = nil
+                return
+            }
+            let kept: Data?
+            do { kept = try remoteLayer.keptBytes() } catch { return }
+            let intent = TakeAwayIntent(
+                stateFile: nil,
+                remote: .init(
+                    file: location.components[0], base: RemoteLayerFile.digest(of: kept ?? Data()), record: record))
+            guard (try? IntentJournal.record(intent, in: location.anchor)) != nil else { return }
+            state.unkeptRemoteRecord = nil
+            state.remoteRecord = record
         }
     }
 

@@ -237,6 +237,15 @@ public final class PrivacyManager: Sendable {
         if !intents.isEmpty {
             stored = intents.reduce(stored) { $1.applied(to: $0) }
         }
+        if let newer = Self.newerIntent(for: store) {
+            // A newer version's change may take away what this one cannot read: every flag off, the user's choices
+            // kept on disk (writes held) until that version folds it.
+            diagnostics.append(.storeUnreadableWritesHeld(store: storeName, error: newer))
+            stored = FeatureStateRecord(
+                enabledFeatures: [], decidedFeatures: [], deniedConsentCategories: stored.deniedConsentCategories)
+            source = .unreadableStoredState
+            held = true
+        }
 
         var initial = State(
             rules: GateRules(
@@ -280,6 +289,14 @@ public final class PrivacyManager: Sendable {
         if heldBusy { retryHeldLater() }
         // Folded into the files once the lock is free: that is part of the take-aways, not new I/O.
         if !intents.isEmpty { whenStoreLockFree(after: 0) {} }
+        if let remoteLayer, !remoteLayer.pendingIntents().isEmpty {
+            let fileSystem = FileSystem.current
+            DispatchQueue.global(qos: .utility).async {
+                FileSystem.$current.withValue(fileSystem) {
+                    _ = AtomicFile.withLock(of: remoteLayer.url, waitingAtMost: nil) {}
+                }
+            }
+        }
     }
 
     /// The intents not folded yet into the state file `store` keeps (none for a store that is not a file).
@@ -287,6 +304,21 @@ public final class PrivacyManager: Sendable {
         guard let file = store as? FileFeatureStore else { return [] }
         let location = FileLocation(file: file.url)
         return IntentJournal.pending(in: location.anchor).filter { $0.stateFile == location.components[0] }
+    }
+
+    /// Why a change of a newer version waits in the intents of the state file `store` keeps, if one does: this
+    /// version cannot fold it, and holds its writes while it waits.
+    static func newerIntent(for store: any FeatureStore) -> PrivacyManagerDiagnostic.StoredStateError? {
+        guard let file = store as? FileFeatureStore else { return nil }
+        let location = FileLocation(file: file.url)
+        let newer = IntentJournal.pendingFiles(in: location.anchor).first {
+            !$0.intent.isReadable && ($0.intent.stateFile ?? location.components[0]) == location.components[0]
+        }
+        return newer.map {
+            .unsupportedIntentVersion(
+                file: location.anchor + "/" + IntentJournal.directoryName + "/" + $0.name, found: $0.intent.version,
+                supported: TakeAwayIntent.currentVersion)
+        }
     }
 
     deinit {

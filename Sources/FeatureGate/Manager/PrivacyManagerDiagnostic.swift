@@ -38,8 +38,9 @@ public enum PrivacyManagerDiagnostic: Sendable, CustomStringConvertible {
     case remoteLayerUnreadable(file: String, error: any Error)
     /// Keeping a new remote payload failed. It applies until the app exits; a later launch starts from the old one.
     case remoteLayerSaveFailed(file: String, error: any Error)
-    /// Another holder kept the remote layer's lock past the bound (about 100 ms): the new payload applies now and is
-    /// kept in the background once the lock is free, unless a newer payload replaces it first.
+    /// Another holder kept the remote layer's lock past the bound (about 100 ms): the new payload applies now, is on
+    /// disk as a pending change that every start reads, and is written into the file once the lock is free, unless a
+    /// newer payload replaces it first.
     case remoteLayerKeptLater(file: String)
 
     /// One line: the store, what went wrong, and what the manager did about it.
@@ -84,6 +85,10 @@ extension PrivacyManagerDiagnostic {
         case malformed(found: String)
         /// The record was written by a newer version of the package.
         case unsupportedVersion(found: Int, supported: Int)
+        /// A change another process made durable while it waited for the lock (a file of the directory's
+        /// `.featuregate-intents` folder) was written by a newer version of the package: every flag stays off and
+        /// changes are held until a version that reads it folds it.
+        case unsupportedIntentVersion(file: String, found: Int, supported: Int)
 
         /// What was found and what was expected.
         public var description: String {
@@ -93,6 +98,8 @@ extension PrivacyManagerDiagnostic {
                     + "\"decidedFeatures\": <bitmask>, \"deniedConsentCategories\": [<name>]}, found \(found)"
             case .unsupportedVersion(let found, let supported):
                 "stored features have version \(found): expected version \(supported) or lower"
+            case .unsupportedIntentVersion(let file, let found, let supported):
+                "\(file): a pending change has version \(found): expected version \(supported) or lower"
             }
         }
     }

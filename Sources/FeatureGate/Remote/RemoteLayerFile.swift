@@ -22,7 +22,9 @@ package struct RemoteLayerRecord: Sendable, Hashable {
 /// The file (``PrivacyDataDirectory/remoteLayerFile``) holds the last payload that was valid, never the user's or
 /// the app's decisions. The manager reads it once, in `init`, so its flags are off from the first check of the
 /// next launch, before anything is fetched; it replaces it (atomically: a crash leaves the old or the new
-/// payload) only when a valid payload arrives while some feature is enabled locally.
+/// payload) only when a valid payload arrives while some feature is enabled locally. When another process keeps
+/// the directory's lock past the bound, the payload is made durable at once as an intent in the directory's
+/// `.featuregate-intents` folder, which every start reads over the file and the lock's next holder writes into it.
 ///
 /// Several processes on one directory each read the file at start-up and replace it whole; a running process sees
 /// another's newer payload when it follows the directory
@@ -51,15 +53,10 @@ public struct RemoteLayerFile: Sendable, CustomStringConvertible {
     /// The file's path.
     public var description: String { url.path(percentEncoded: false) }
 
-    /// Reads the kept record, or `nil` when there is none. Creates nothing.
+    /// Reads the kept record, or `nil` when there is none: the file with the payloads not folded into it yet over it
+    /// (``keptBytes()``). Creates nothing.
     func load() throws(RemoteLayerFileError) -> RemoteLayerRecord? {
-        let data: Data
-        do {
-            guard let read = try AtomicFile.read(at: url, limit: Self.maximumFileSize) else { return nil }
-            data = read
-        } catch {
-            throw .unreadable(error)
-        }
+        guard let data = try keptBytes() else { return nil }
         guard let envelope = try? JSONDecoder().decode(Envelope.self, from: data), envelope.version == 1 else {
             throw .malformed
         }
@@ -67,13 +64,60 @@ public struct RemoteLayerFile: Sendable, CustomStringConvertible {
             payload: Data(envelope.payload.utf8), entityTag: envelope.etag, lastModified: envelope.lastModified)
     }
 
+    /// The file's bytes as the next holder of its directory's lock will leave them: with the payloads whose save
+    /// another process's lock kept back (``IntentJournal``) folded over them, or `nil` when there is neither. Reads
+    /// only.
+    func keptBytes() throws(RemoteLayerFileError) -> Data? {
+        let data: Data?
+        do {
+            data = try AtomicFile.read(at: url, limit: Self.maximumFileSize)
+        } catch {
+            throw .unreadable(error)
+        }
+        let intents = pendingIntents()
+        guard !intents.isEmpty else { return data }
+        let folded = Self.folding(intents, over: data ?? Data())
+        return folded.isEmpty && data == nil ? nil : folded
+    }
+
+    /// The payloads kept as intents for this file and not folded into it yet, oldest first. Reads only.
+    func pendingIntents() -> [TakeAwayIntent.RemoteIntent] {
+        let location = FileLocation(file: url)
+        return IntentJournal.pending(in: location.anchor).compactMap(\.remote).filter {
+            $0.file == location.components[0]
+        }
+    }
+
     /// Replaces the file with `record`, crash-safely.
     func save(_ record: RemoteLayerRecord) throws {
+        try AtomicFile.write(Self.encoded(record), to: url)
+    }
+
+    /// The file's bytes for `record`: `{"version":1,…}` with sorted keys, so one record always gives the same bytes.
+    package static func encoded(_ record: RemoteLayerRecord) throws -> Data {
         guard let text = String(data: record.payload, encoding: .utf8) else { throw RemoteLayerFileError.malformed }
         let envelope = Envelope(version: 1, etag: record.entityTag, lastModified: record.lastModified, payload: text)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
-        try AtomicFile.write(encoder.encode(envelope), to: url)
+        return try encoder.encode(envelope)
+    }
+
+    /// What a payload kept as an intent names the file it replaces by (``TakeAwayIntent/RemoteIntent/base``): the
+    /// `fnv1a64:` digest of its bytes (no file: of no bytes).
+    package static func digest(of data: Data) -> String {
+        var digest = ConsentLedgerDigest()
+        data.withUnsafeBytes { digest.add($0) }
+        return digest.encoded
+    }
+
+    /// `data` (the file's bytes) with `intents` (of this file, oldest first) folded over it: each replaces the bytes
+    /// it was recorded over, and only those, so a payload kept since by another process is not overwritten by an
+    /// older one. Folding the same intents again changes nothing.
+    package static func folding(_ intents: [TakeAwayIntent.RemoteIntent], over data: Data) -> Data {
+        intents.reduce(data) { current, intent in
+            guard digest(of: current) == intent.base, let next = try? encoded(intent.record) else { return current }
+            return next
+        }
     }
 
     /// `{"version":1,"etag":…,"lastModified":…,"payload":"<the payload's text>"}`.

@@ -1,17 +1,30 @@
 // `takeaway`: one take-away made while another process holds the data directory's lock (the test keeps it
 // stopped), for DurableTakeAwayTests.
 //
-//   feature-store-writer takeaway DIR consent|disable|revoke
+//   feature-store-writer takeaway DIR consent|disable|revoke|killswitch
 //                     on DIR (analytics granted, messageCenter enabled before), denies analytics, disables
-//                     messageCenter, or calls revokeAll; prints `returned` once the call returned, then waits to be
-//                     killed.
+//                     messageCenter, or calls revokeAll; with `killswitch`, on DIR as RemoteLayerLockTests prepares it
+//                     (push and analytics enabled by the configuration, a kept payload disabling push), applies a
+//                     payload disabling analytics; prints `returned` once the call returned, then waits to be killed.
 import FeatureGate
+import FeatureGateRemote
 import Foundation
 import NoopRuntime
 import PackageTestSupport
 
 func takeAway(directory: URL, kind: String) async {
     let data = PrivacyDataDirectory(url: directory)
+    if kind == "killswitch" {
+        let target = RemoteConfigTarget(platform: .ios, sdkVersion: "17.2.0", appVersion: "1.0.3")
+        let privacy = PrivacyManager(
+            configuration: PrivacyConfiguration(enabledFeatures: [.push, .analytics]),
+            store: FileFeatureStore(url: data.stateFile),
+            remoteLayer: RemoteLayerFile(
+                url: data.remoteLayerFile, interpreter: RemoteConfigInterpreter(target: target)))
+        _ = try? privacy.applyRemotePayload(Data(#"{"disabled_features":["analytics"]}"#.utf8))
+        FileHandle.standardOutput.write(Data("returned\n".utf8))
+        while true { sleep(60) }
+    }
     let (privacy, consent) = launchGateAndConsent(
         on: data, policy: ConsentPolicy(version: 1, features: [.analytics: .analytics]))
     switch kind {

@@ -6,14 +6,26 @@ import ProcessTestSupport
 import Testing
 
 /// A payload that arrives while another process holds the data directory's lock (stopped): it applies at once, the
-/// call does not wait for the holder, and the payload is kept once the lock is free, so a relaunch finds it.
+/// call does not wait for the holder, and it is on disk before the call returns (an intent, read by every start), so
+/// a relaunch finds it even after a kill; once the lock is free its next holder writes it into the file.
 @Suite struct RemoteLayerLockTests {
-    @Test func aPayloadTheLockKeptFromBeingSavedIsKeptOnceTheLockIsFree() async throws {
+    /// The intents folder of `directory`.
+    static func intentsFolderExists(_ directory: RemoteTestDirectory) -> Bool {
+        FileManager.default.fileExists(atPath: directory.url.appending(path: ".featuregate-intents").path())
+    }
+
+    /// The bytes of `directory`'s remote layer file.
+    static func kept(_ directory: RemoteTestDirectory) -> Data? {
+        FileManager.default.contents(atPath: directory.data.remoteLayerFile.path(percentEncoded: false))
+    }
+
+    @Test func aPayloadTheLockKeptFromBeingSavedIsInForceAtTheNextLaunchAndKeptOnceTheLockIsFree() async throws {
         let directory = RemoteTestDirectory()
         defer { directory.cleanUp() }
         let diagnostics = DiagnosticLog()
         let gate = directory.launch(enabled: [.push, .analytics], diagnostics: diagnostics)
         try gate.applyRemotePayload(Payloads.disabling("push"))
+        let before = try #require(Self.kept(directory))
         let holder = try StoppedLockHolder(directory: directory.url)
         defer { holder.release() }
 
@@ -25,24 +37,27 @@ import Testing
         #expect(await eventually(turns: 2_000) { applied.withLock { $0 } }, "the payload waited for the holder")
         #expect(gate.enabledFeatures == [.push])
         #expect(diagnostics.all.contains { if case .remoteLayerKeptLater = $0 { true } else { false } })
-        // Not kept yet: the file still holds the old payload.
-        #expect(directory.launch(enabled: [.push, .analytics]).enabledFeatures == [.analytics])
+        // Not in the file yet (the holder has the lock), but on disk: a relaunch reads it over the file.
+        #expect(Self.kept(directory) == before)
+        let relaunched = directory.launch(enabled: [.push, .analytics])
+        #expect(relaunched.enabledFeatures == [.push])
+        #expect(relaunched.keptRemoteLayer?.payload == Payloads.disabling("analytics"))
 
         holder.release()
-        let kept = await eventually(turns: 2_000) {
-            directory.launch(enabled: [.push, .analytics]).enabledFeatures == [.push]
+        let written = await eventually(turns: 2_000) {
+            Self.kept(directory) != before && !Self.intentsFolderExists(directory)
         }
-        #expect(kept, "the payload was not kept once the lock was free")
+        #expect(written, "the payload was not written into the file once the lock was free")
+        #expect(directory.launch(enabled: [.push, .analytics]).enabledFeatures == [.push])
         #expect(gate.keptRemoteLayer?.payload == Payloads.disabling("analytics"))
     }
 
-    @Test func aPayloadNotKeptYetIsNotWrittenOnceEveryFeatureIsOff() async throws {
+    @Test func aPayloadAppliedWhileAFeatureWasOnIsKeptAfterEveryFeatureGoesOff() async throws {
         let directory = RemoteTestDirectory()
         defer { directory.cleanUp() }
         let gate = directory.launch(enabled: [.push, .analytics])
         try gate.applyRemotePayload(Payloads.disabling("push"))
-        let file = directory.data.remoteLayerFile.path(percentEncoded: false)
-        let kept = try #require(FileManager.default.contents(atPath: file))
+        let before = try #require(Self.kept(directory))
         let holder = try StoppedLockHolder(directory: directory.url)
         defer { holder.release() }
         let applied = LockedValue(false)
@@ -52,12 +67,58 @@ import Testing
             applied.withLock { $0 = true }
         }
         #expect(await eventually(turns: 2_000) { applied.withLock { $0 } })
+        // Once everything is off, a new payload is refused: nothing is written for it.
+        #expect(throws: RemoteLayerUpdateError.self) { try gate.applyRemotePayload(Payloads.disabling("push")) }
 
         holder.release()
-        // The gate's own held write lands; the payload, decided while something was on, is not written after.
-        #expect(await eventually(turns: 2_000) { !gate.isHoldingWrites })
-        let written = await eventually(turns: 200) { FileManager.default.contents(atPath: file) != kept }
-        #expect(!written, "a fully disabled gate wrote the remote layer")
+        // The payload whose call returned while analytics was on was acknowledged: finishing its write is part of
+        // that call, as the disable's own held write is.
+        #expect(await eventually(turns: 2_000) { !gate.isHoldingWrites && !Self.intentsFolderExists(directory) })
+        #expect(Self.kept(directory) != before)
+        #expect(directory.launch().keptRemoteLayer?.payload == Payloads.disabling("analytics"))
+    }
+
+    /// Rounds: each starts two processes and waits for a bound of 100 ms.
+    static let rounds = 4
+
+    @Test func aKilledProcessesAcknowledgedPayloadIsInForceInTheNextProcess() async throws {
+        var lost = 0
+        for _ in 0..<Self.rounds {
+            let directory = RemoteTestDirectory()
+            defer { directory.cleanUp() }
+            try directory.launch(enabled: [.push, .analytics]).applyRemotePayload(Payloads.disabling("push"))
+            let before = try #require(Self.kept(directory))
+            let holder = try StoppedLockHolder(directory: directory.url)
+            defer { holder.release() }
+
+            let output = Pipe()
+            let child = try startFeatureStoreWriter(
+                ["takeaway", directory.url.path(percentEncoded: false), "killswitch"], output: output)
+            let said = LockedValue("")
+            Thread.detachNewThread {
+                let line = output.fileHandleForReading.readData(ofLength: 9)
+                said.withLock { $0 = String(decoding: line, as: UTF8.self) }
+            }
+            let returned = await eventually(turns: 4_000) { said.withLock { $0 } == "returned\n" }
+            kill(child.processIdentifier, SIGKILL)
+            child.waitUntilExit()
+            #expect(returned, "the payload's call did not return while another process held the lock")
+            guard returned else { continue }
+
+            // With the lock still held, and again once it is free and folded into the file.
+            #expect(Self.kept(directory) == before, "the payload was written under another process's lock")
+            if directory.launch(enabled: [.push, .analytics]).enabledFeatures != [.push] { lost += 1 }
+            holder.release()
+            let diagnostics = DiagnosticLog()
+            let next = directory.launch(enabled: [.push, .analytics], diagnostics: diagnostics)
+            #expect(next.enabledFeatures == [.push])
+            #expect(diagnostics.all.isEmpty, "\(diagnostics.all)")
+            // That start folds it in the background.
+            #expect(await eventually(turns: 2_000) { !Self.intentsFolderExists(directory) }, "not folded")
+            #expect(Self.kept(directory) != before)
+            #expect(directory.launch(enabled: [.push, .analytics]).enabledFeatures == [.push])
+        }
+        #expect(lost == 0, "\(lost) of \(Self.rounds) acknowledged payloads lost")
     }
 }
 #endif

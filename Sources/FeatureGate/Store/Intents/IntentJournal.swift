@@ -1,17 +1,19 @@
 import Foundation
 
-/// The take-aways made durable without the data directory's lock: one file per change in the folder
-/// ``directoryName`` of the directory, folded first by every holder of its lock and read over the stored state by
-/// every start.
+/// The take-aways (and kill-switch payloads) made durable without the data directory's lock: one file per change in
+/// the folder ``directoryName`` of the directory, folded first by every holder of its lock and read over the stored
+/// state by every start.
 ///
 /// Recording one (``record(_:in:)``) takes no lock: the intent is written to a temporary file in the folder, flushed
 /// (`fsync`), renamed to its final name (`NANOSECONDS-PID-COUNTER.intent`, so names sort in the order the changes
 /// were made, and a process's own in its order), and the folder and the directory are flushed; only then does the
 /// call return. A crash before the rename leaves a temporary file, which is no intent (the call never returned).
 ///
-/// Folding (``fold(in:)``), under the lock: every intent, in name order, is applied to the gate state file and its
-/// records appended to the ledger (one the ledger's tail already holds is not appended twice), each flushed; then
-/// the intents are deleted. A crash in between folds them again, which changes nothing more: they only take away.
+/// Folding (``fold(in:)``), under the lock: every intent, in name order, has its records appended to the ledger (one
+/// the ledger's tail already holds is not appended twice), its payload written to the remote layer's file (only over
+/// the bytes it was recorded over) and its take-aways applied to the gate state file, each flushed; then the intents
+/// are deleted. An intent of a newer format (``TakeAwayIntent/version``) is neither folded nor deleted, nor is any
+/// made after it: the build that wrote it folds them. A crash in between folds them again, which changes nothing more: they only take away.
 /// Every ``AtomicFile/DirectoryLock`` folds as soon as it takes the lock, before the operation it was taken for
 /// reads anything, so no writer of the directory acts on a state that lacks an acknowledged "no".
 package enum IntentJournal {
@@ -19,8 +21,9 @@ package enum IntentJournal {
     package static let directoryName = ".featuregate-intents"
     /// What an intent's file name ends with.
     static let suffix = ".intent"
-    /// The largest intent read (one holds a few records; revoke-all's holds a handful).
-    static let maximumSize = 256 * 1024
+    /// The largest intent read: a few records (revoke-all's, a handful), or a kill-switch payload (at most
+    /// ``RemoteLayerFile/maximumSize`` bytes, in base64).
+    static let maximumSize = 256 * 1024 + 2 * RemoteLayerFile.maximumSize
 
     /// For crash enumeration in tests: how many durable steps of a fold on this task may run before the fold stops
     /// as a process killed there would (`nil`: every step).
@@ -137,7 +140,8 @@ package enum IntentJournal {
         return FileSystem.active.fstatat(anchor, directoryName, &status, AT_SYMLINK_NOFOLLOW) == 0
     }
 
-    private static func pendingFiles(in anchor: String) -> [(name: String, intent: TakeAwayIntent)] {
+    /// The intents waiting in the directory `anchor` with their file names, in the order they were made.
+    package static func pendingFiles(in anchor: String) -> [(name: String, intent: TakeAwayIntent)] {
         let folder = FileLocation(anchor: anchor, components: [directoryName])
         guard let names = try? AtomicFile.entries(of: folder) else { return [] }
         let decoder = JSONDecoder()
@@ -170,12 +174,14 @@ package enum IntentJournal {
     /// the directory's lock held (every operation inside finds it held); does nothing, beyond one `fstatat`, when
     /// there is none.
     static func fold(in anchor: String) {
-        let files = pendingFiles(in: anchor)
+        let pending = pendingFiles(in: anchor)
         let folder = FileLocation(anchor: anchor, components: [directoryName])
-        guard !files.isEmpty else {
+        guard !pending.isEmpty else {
             removeFolderIfEmpty(folder)
             return
         }
+        // In order, up to the first one of a newer format: what comes after it must not land before it.
+        let files = Array(pending.prefix { $0.intent.isReadable })
         let anchorURL = URL(filePath: anchor, directoryHint: .isDirectory)
         // The records first, in order: the ledger is the commit point, and a state a crash left behind is replayed.
         for (ledgerFile, intents) in grouped(files.map(\.intent), by: \.ledgerFile) {
@@ -188,7 +194,22 @@ package enum IntentJournal {
                 do { try ledger.append(record) } catch { return }
             }
         }
+        // The payloads next: each replaces only the bytes it was recorded over.
+        for (remoteFile, intents) in grouped(files.compactMap(\.intent.remote), by: \.file) {
+            guard step() else { return }
+            do {
+                try AtomicFile.update(
+                    FileLocation(anchor: anchor, components: [remoteFile]), limit: RemoteLayerFile.maximumFileSize
+                ) { data in
+                    let folded = RemoteLayerFile.folding(intents, over: data ?? Data())
+                    return folded == (data ?? Data()) ? nil : folded
+                }
+            } catch {
+                return
+            }
+        }
         for (stateFile, intents) in grouped(files.map(\.intent), by: \.stateFile) {
+            guard let stateFile else { continue }
             var isNewer = false
             guard step() else { return }
             do {
@@ -217,7 +238,7 @@ package enum IntentJournal {
             guard step() else { return }
             _ = try? AtomicFile.remove(FileLocation(anchor: anchor, components: [directoryName, name]))
         }
-        guard step() else { return }
+        guard step(), files.count == pending.count else { return }
         removeFolderIfEmpty(folder)
     }
 
@@ -229,11 +250,11 @@ package enum IntentJournal {
         #endif
     }
 
-    private static func grouped<Key: Hashable>(
-        _ intents: [TakeAwayIntent], by key: KeyPath<TakeAwayIntent, Key>
-    ) -> [(Key, [TakeAwayIntent])] {
+    private static func grouped<Element, Key: Hashable>(
+        _ intents: [Element], by key: KeyPath<Element, Key>
+    ) -> [(Key, [Element])] {
         var order: [Key] = []
-        var groups: [Key: [TakeAwayIntent]] = [:]
+        var groups: [Key: [Element]] = [:]
         for intent in intents {
             let value = intent[keyPath: key]
             if groups[value] == nil { order.append(value) }

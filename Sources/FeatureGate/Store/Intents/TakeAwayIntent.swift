@@ -1,15 +1,23 @@
 import Foundation
 
-/// A take-away (a disable, a consent refusal, revoke-all's pending record) made durable without the data
-/// directory's lock, because another process kept it past the bound: one file of ``IntentJournal``, folded into the
-/// gate state and the ledger by the next holder of the lock and read over them by every start.
+/// A take-away (a disable, a consent refusal, revoke-all's pending record, the kill switch) made durable without the
+/// data directory's lock, because another process kept it past the bound: one file of ``IntentJournal``, folded into
+/// the gate state, the ledger and the remote layer's file by the next holder of the lock and read over them by every
+/// start.
 ///
-/// It only ever takes away: folded over any record, it decides flags off, adds refusals, appends records and joins
-/// a pending revocation. Folding it twice (a crash between the fold's writes and the intent's removal) changes
-/// nothing the first fold did not.
+/// Over the gate state it only ever takes away: folded over any record, it decides flags off, adds refusals, appends
+/// records and joins a pending revocation. A server payload replaces the kept one only if that is still the one it
+/// replaced when it was recorded (``RemoteIntent/base``), so an older payload never overwrites a newer one. Folding it
+/// twice (a crash between the fold's writes and the intent's removal) changes nothing the first fold did not.
 package struct TakeAwayIntent: Sendable, Hashable, Codable {
-    /// The gate state's file name in the directory.
-    package var stateFile: String
+    /// The intent format this build writes and reads: ``version`` of every intent it records.
+    package static let currentVersion = 1
+
+    /// The format of the intent. One from a newer build is never folded or deleted by this one, and a start that
+    /// finds one holds every flag off (its take-aways cannot be read).
+    package var version: Int
+    /// The gate state's file name in the directory, when the intent changes it.
+    package var stateFile: String?
     /// The consent ledger's file name in the directory, when ``records`` go into it.
     package var ledgerFile: String?
     /// The flags decided off (raw bits, Airship's positions).
@@ -20,21 +28,71 @@ package struct TakeAwayIntent: Sendable, Hashable, Codable {
     package var records: [ConsentRecord]
     /// Revoke-all's pending record: every flag the record has on goes off too.
     package var pendingRevocation: PendingRevocation?
+    /// A server payload (the kill switch) to keep in the remote layer's file.
+    package var remote: RemoteIntent?
+
+    /// A server payload in force whose file another process's lock kept from being written.
+    package struct RemoteIntent: Sendable, Hashable, Codable {
+        /// The remote layer's file name in the directory.
+        package var file: String
+        /// The digest (``RemoteLayerFile/digest(of:)``) of the kept file as this process saw it, the intents before
+        /// this one folded over it: the payload replaces that and nothing else.
+        package var base: String
+        /// The payload's bytes.
+        package var payload: Data
+        /// The response's `ETag`.
+        package var entityTag: String?
+        /// The response's `Last-Modified`.
+        package var lastModified: String?
+
+        /// The payload to keep.
+        package var record: RemoteLayerRecord {
+            RemoteLayerRecord(payload: payload, entityTag: entityTag, lastModified: lastModified)
+        }
+
+        package init(file: String, base: String, record: RemoteLayerRecord) {
+            self.file = file
+            self.base = base
+            self.payload = record.payload
+            self.entityTag = record.entityTag
+            self.lastModified = record.lastModified
+        }
+    }
 
     package init(
-        stateFile: String, ledgerFile: String? = nil, disable: Feature = [], refuse: Set<ConsentCategory> = [],
-        records: [ConsentRecord] = [], pendingRevocation: PendingRevocation? = nil
+        stateFile: String?, ledgerFile: String? = nil, disable: Feature = [], refuse: Set<ConsentCategory> = [],
+        records: [ConsentRecord] = [], pendingRevocation: PendingRevocation? = nil, remote: RemoteIntent? = nil
     ) {
+        self.version = Self.currentVersion
         self.stateFile = stateFile
         self.ledgerFile = ledgerFile
         self.disable = disable.rawValue
         self.refuse = refuse.sorted()
         self.records = records
         self.pendingRevocation = pendingRevocation
+        self.remote = remote
     }
 
+    /// Decodes an intent; one without a version is of the first format.
+    package init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        version = try container.decodeIfPresent(Int.self, forKey: .version) ?? 1
+        stateFile = try container.decodeIfPresent(String.self, forKey: .stateFile)
+        ledgerFile = try container.decodeIfPresent(String.self, forKey: .ledgerFile)
+        disable = try container.decodeIfPresent(UInt.self, forKey: .disable) ?? 0
+        refuse = try container.decodeIfPresent([ConsentCategory].self, forKey: .refuse) ?? []
+        records = try container.decodeIfPresent([ConsentRecord].self, forKey: .records) ?? []
+        pendingRevocation = try container.decodeIfPresent(PendingRevocation.self, forKey: .pendingRevocation)
+        remote = try container.decodeIfPresent(RemoteIntent.self, forKey: .remote)
+    }
+
+    /// Whether a build of this version can fold it: one from a newer build may take away what this one cannot read.
+    package var isReadable: Bool { version <= Self.currentVersion }
+
     /// Whether it takes nothing away and records nothing.
-    package var isEmpty: Bool { disable == 0 && refuse.isEmpty && records.isEmpty && pendingRevocation == nil }
+    package var isEmpty: Bool {
+        disable == 0 && refuse.isEmpty && records.isEmpty && pendingRevocation == nil && remote == nil
+    }
 
     /// `record` with this take-away made over it.
     package func applied(to record: FeatureStateRecord) -> FeatureStateRecord {

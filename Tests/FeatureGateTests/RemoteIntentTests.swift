@@ -1,0 +1,211 @@
+import FeatureGate
+import Foundation
+import PackageTestSupport
+import Testing
+
+/// Kill-switch payloads made durable as intents while another process held the lock (``IntentJournal``): a fresh
+/// start reads them over the kept file, a fold writes them into it, crashed at any step or run twice, and a payload
+/// only ever replaces the bytes it was recorded over, so an older one never overwrites a newer one.
+@Suite struct RemoteIntentTests {
+    /// Reads a payload as the decimal raw bits of the flags it disables.
+    struct BitsInterpreter: RemotePayloadInterpreter {
+        struct Invalid: Error {}
+        func disables(in payload: Data) throws -> RemoteDisables {
+            guard let bits = UInt(String(decoding: payload, as: UTF8.self)) else { throw Invalid() }
+            return RemoteDisables(features: Feature(rawValue: bits))
+        }
+    }
+
+    static func payload(_ features: Feature) -> RemoteLayerRecord {
+        RemoteLayerRecord(payload: Data(String(features.rawValue).utf8), entityTag: "\"\(features.rawValue)\"")
+    }
+
+    /// A gate on `data` whose configuration enables push, analytics and messageCenter.
+    static func launch(
+        _ data: PrivacyDataDirectory, diagnostics: Collector<PrivacyManagerDiagnostic>? = nil
+    ) -> PrivacyManager {
+        var handler: (@Sendable (PrivacyManagerDiagnostic) -> Void)?
+        if let diagnostics { handler = { diagnostics.append($0) } }
+        return PrivacyManager(
+            configuration: PrivacyConfiguration(enabledFeatures: [.push, .analytics, .messageCenter]),
+            store: FileFeatureStore(url: data.stateFile),
+            remoteLayer: RemoteLayerFile(url: data.remoteLayerFile, interpreter: BitsInterpreter()),
+            diagnosticHandler: handler)
+    }
+
+    /// A directory whose kept payload disables push.
+    static func prepared() throws -> (TemporaryDirectory, PrivacyDataDirectory) {
+        let directory = TemporaryDirectory()
+        let data = PrivacyDataDirectory(url: directory.url.appending(path: "data"))
+        try launch(data).applyRemotePayload(payload(.push).payload)
+        return (directory, data)
+    }
+
+    static func kept(_ data: PrivacyDataDirectory) -> Data {
+        FileManager.default.contents(atPath: data.remoteLayerFile.path(percentEncoded: false)) ?? Data()
+    }
+
+    /// The intent replacing the kept bytes `base` with `record`.
+    static func intent(over base: Data, _ record: RemoteLayerRecord) -> TakeAwayIntent {
+        TakeAwayIntent(
+            stateFile: nil,
+            remote: .init(
+                file: PrivacyDataDirectory.remoteLayerFileName, base: RemoteLayerFile.digest(of: base), record: record))
+    }
+
+    static func fold(_ data: PrivacyDataDirectory, steps: Int? = nil) -> Int {
+        let budget = IntentJournal.CrashBudget(steps: steps ?? .max)
+        IntentJournal.$stepsBeforeCrash.withValue(budget) {
+            _ = AtomicFile.withLock(of: data.stateFile, waitingAtMost: nil) {}
+        }
+        return budget.taken
+    }
+
+    static func intentsLeft(_ data: PrivacyDataDirectory) -> Bool {
+        FileManager.default.fileExists(atPath: data.url.appending(path: IntentJournal.directoryName).path())
+    }
+
+    @Test func aFoldCrashedAfterAnyStepEndsWithTheLastPayloadInForce() throws {
+        let last = Self.payload([.analytics, .push])
+        let lastBytes = try RemoteLayerFile.encoded(last)
+        var explored = 0
+        var failures: [String] = []
+        for steps in 0..<32 {
+            let (directory, data) = try Self.prepared()
+            defer { directory.cleanUp() }
+            let anchor = data.url.path(percentEncoded: false)
+            // Two payloads in a row, and a disable between them: each payload recorded over what the one before
+            // leaves, as a process that applies both while the lock stays busy records them.
+            let first = Self.payload(.analytics)
+            try IntentJournal.record(Self.intent(over: Self.kept(data), first), in: anchor)
+            try IntentJournal.record(
+                TakeAwayIntent(stateFile: PrivacyDataDirectory.stateFileName, disable: .messageCenter), in: anchor)
+            try IntentJournal.record(
+                Self.intent(over: RemoteLayerFile.encoded(first), last), in: anchor)
+
+            let taken = Self.fold(data, steps: steps)
+            explored += 1
+            let crashed = Self.launch(data)
+            if crashed.enabledFeatures != [] || crashed.keptRemoteLayer != last {
+                failures.append("crashed after \(steps) steps: \(crashed.enabledFeatures) at the next start")
+            }
+            _ = Self.fold(data)
+            let diagnostics = Collector<PrivacyManagerDiagnostic>()
+            let after = Self.launch(data, diagnostics: diagnostics)
+            if after.enabledFeatures != [] || Self.kept(data) != lastBytes {
+                failures.append("crashed after \(steps) steps: \(after.enabledFeatures) after the fold")
+            }
+            after.enableFeatures(.messageCenter)  // Lifts the disable: the kill switch is what is left.
+            if after.enabledFeatures != [.messageCenter] {
+                failures.append("crashed after \(steps) steps: \(after.enabledFeatures) once messageCenter is on")
+            }
+            if !diagnostics.all.isEmpty { failures.append("crashed after \(steps) steps: \(diagnostics.all)") }
+            if Self.intentsLeft(data) { failures.append("crashed after \(steps) steps: intents left after a fold") }
+            if taken < steps { break }  // The fold finished within the budget: every crash point was explored.
+        }
+        #expect(explored >= 5, "only \(explored) crash points")
+        #expect(failures.isEmpty, "\(failures)")
+        print("RemoteIntentTests: \(explored) crash points of a fold with two payloads and a disable explored")
+    }
+
+    @Test func anOlderPayloadNeverOverwritesOneKeptAfterItWasRecorded() throws {
+        let (directory, data) = try Self.prepared()
+        defer { directory.cleanUp() }
+        // Recorded over the kept file; then the lock's holder keeps a newer payload before the fold.
+        try IntentJournal.record(
+            Self.intent(over: Self.kept(data), Self.payload(.analytics)), in: data.url.path(percentEncoded: false))
+        let newer = Self.payload(.messageCenter)
+        try FileManager.default.removeItem(at: data.remoteLayerFile)
+        #expect(
+            FileManager.default.createFile(
+                atPath: data.remoteLayerFile.path(), contents: try RemoteLayerFile.encoded(newer)))
+
+        #expect(Self.launch(data).keptRemoteLayer == newer)
+        _ = Self.fold(data)
+        #expect(Self.kept(data) == (try RemoteLayerFile.encoded(newer)))
+        #expect(!Self.intentsLeft(data))
+        #expect(Self.launch(data).enabledFeatures == [.push, .analytics])
+    }
+
+    @Test func foldingAgainChangesNothingEvenWhenAPayloadComesBack() throws {
+        let (a, b) = (Self.payload(.push), Self.payload(.analytics))
+        let start = try RemoteLayerFile.encoded(a)
+        // a → b → a: the last intent's bytes equal the first one's base.
+        let intents = [
+            Self.intent(over: start, b).remote!, Self.intent(over: try RemoteLayerFile.encoded(b), a).remote!,
+        ]
+        let once = RemoteLayerFile.folding(intents, over: start)
+        #expect(once == start)
+        #expect(RemoteLayerFile.folding(intents, over: once) == once)
+        #expect(RemoteLayerFile.folding(Array(intents.prefix(1)), over: start) == (try RemoteLayerFile.encoded(b)))
+        // Over bytes neither was recorded over, nothing changes.
+        let other = try RemoteLayerFile.encoded(Self.payload(.messageCenter))
+        #expect(RemoteLayerFile.folding(intents, over: other) == other)
+        // No file at all is the base of no bytes.
+        #expect(
+            RemoteLayerFile.folding([Self.intent(over: Data(), b).remote!], over: Data())
+                == (try RemoteLayerFile.encoded(b)))
+    }
+
+    /// Writes an intent file as a newer version of the package would, named to sort at `order`.
+    static func writeNewerIntent(in data: PrivacyDataDirectory, order: String) throws {
+        let folder = data.url.appending(path: IntentJournal.directoryName)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let text = #"{"version":2,"stateFile":"featuregate-state.json","disable":0,"takeAwayOfTheFuture":[1]}"#
+        #expect(
+            FileManager.default.createFile(
+                atPath: folder.appending(path: "\(order)-0000000001-00000001.intent").path(), contents: Data(text.utf8))
+        )
+    }
+
+    @Test func anIntentOfANewerVersionHoldsEveryFlagOffAndIsLeftForThatVersion() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let data = PrivacyDataDirectory(url: directory.url.appending(path: "data"))
+        let gate = Self.launch(data)
+        gate.disableFeatures(.analytics)
+        let stored = try #require(try FileFeatureStore(url: data.stateFile).load())
+        let anchor = data.url.path(percentEncoded: false)
+        // One readable intent before it, one after it.
+        try IntentJournal.record(
+            TakeAwayIntent(stateFile: PrivacyDataDirectory.stateFileName, disable: .messageCenter), in: anchor)
+        // Named by the clock, as the package names them: after the first, before the next.
+        let now = UInt64(Date().timeIntervalSince1970 * 1_000_000_000)
+        let order = String(repeating: "0", count: 20 - String(now).count) + String(now)
+        try Self.writeNewerIntent(in: data, order: order)
+        try? await Task.sleep(for: .milliseconds(2))
+        try IntentJournal.record(
+            TakeAwayIntent(stateFile: PrivacyDataDirectory.stateFileName, disable: .push), in: anchor)
+        let names = try FileManager.default.contentsOfDirectory(atPath: anchor + "/" + IntentJournal.directoryName)
+        #expect(names.count == 3)
+
+        let diagnostics = Collector<PrivacyManagerDiagnostic>()
+        let next = Self.launch(data, diagnostics: diagnostics)
+        #expect(next.enabledFeatures == [])
+        #expect(next.isHoldingWrites)
+        let named = diagnostics.all.contains {
+            guard case .storeUnreadableWritesHeld(_, let error) = $0,
+                case .unsupportedIntentVersion(let file, found: 2, supported: 1)? =
+                    error as? PrivacyManagerDiagnostic.StoredStateError
+            else { return false }
+            return file.hasSuffix("\(order)-0000000001-00000001.intent")
+        }
+        #expect(named, "\(diagnostics.all)")
+
+        // A fold takes the one before it, and leaves it and every later one.
+        _ = Self.fold(data)
+        let left = try FileManager.default.contentsOfDirectory(atPath: anchor + "/" + IntentJournal.directoryName)
+        #expect(left.count == 2 && left.contains { $0.hasPrefix(order) })
+        let folded = try FeatureStateRecord(decoding: #require(try FileFeatureStore(url: data.stateFile).load()))
+        #expect(folded.decidedFeatures.contains(.messageCenter) && !folded.enabledFeatures.contains(.messageCenter))
+        #expect(!folded.decidedFeatures.contains(.push), "an intent after the newer one was folded before it")
+        #expect(stored != (try FileFeatureStore(url: data.stateFile).load()))
+
+        // Its changes stay held (nothing the user chose is overwritten) until that version folds it.
+        next.enableFeatures(.messageCenter)
+        #expect(next.retryHeldStore())
+        #expect(next.isEnabled(.messageCenter) && !next.isEnabled(.push))
+        let unchanged = try FeatureStateRecord(decoding: #require(try FileFeatureStore(url: data.stateFile).load()))
+        #expect(unchanged == folded)
+    }
+}
