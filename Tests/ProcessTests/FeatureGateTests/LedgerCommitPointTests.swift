@@ -77,9 +77,12 @@ import Testing
             usleep(UInt32.random(in: 60_000..<250_000, using: &random))
             kill(writer.processIdentifier, SIGKILL)
             writer.waitUntilExit()
-            let last = try FileConsentLedger(url: data.consentLedgerFile).load().records.last {
-                $0.category == .analytics && $0.newStatus != .expired
-            }
+            // A start reads the ledger with the records of the intents not folded yet after it (the writer's held
+            // refusals while the previous round's start held the lock): read first, so that a fold between the two
+            // reads (a background fold of that start) moves them into the ledger, never out of sight.
+            let pending = IntentJournal.pending(in: data.url.path(percentEncoded: false)).flatMap(\.records)
+            let recorded = try FileConsentLedger(url: data.consentLedgerFile).load().records
+            let last = (recorded + pending).last { $0.category == .analytics && $0.newStatus != .expired }
             let (privacy, consent) = launchGateAndConsent(on: data, policy: Self.policy)
             let status = await consent.status(for: .analytics)
             let expected = last?.newStatus ?? .unknown
