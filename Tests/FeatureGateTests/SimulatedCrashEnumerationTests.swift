@@ -79,7 +79,7 @@ import Testing
         _ seen: Seen, before: Seen, change: Change, returned: Bool, othersMayAdd: Feature = []
     ) -> [String] {
         var found: [String] = []
-        // Never wider than before (a grant may add analytics), nothing else.
+        // Never wider than before, but for what a grant (this one's, or another process's "yes") may add.
         let mayAdd = othersMayAdd.union(change == .grant ? .analytics : [])
         for (feature, name, on, wasOn) in [
             (Feature.analytics, "analytics", seen.analytics, before.analytics),
@@ -212,45 +212,5 @@ import Testing
         print(
             "SimulatedCrashEnumerationTests: \(change), lock \(held ? "held" : "free"): \(steps.count - 1) durable steps, \(explored) crash states explored"
         )
-    }
-}
-
-/// A task executor with one thread of its own: a task that prefers it (and the default actors it calls) run there,
-/// off the cooperative pool.
-@available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
-final class ThreadExecutor: TaskExecutor, @unchecked Sendable {
-    private let condition = NSCondition()
-    private var jobs: [UnownedJob] = []
-    private var stopped = false
-
-    init() {
-        Thread.detachNewThread { [self] in
-            while let job = next() { job.runSynchronously(on: asUnownedTaskExecutor()) }
-        }
-    }
-
-    func enqueue(_ job: UnownedJob) {
-        let queued = condition.withLock {
-            jobs.append(job)
-            condition.signal()
-            return !stopped
-        }
-        // A job that comes after the end (a task started inside, say) gets a thread of its own.
-        if !queued { Thread.detachNewThread { [self] in next()?.runSynchronously(on: asUnownedTaskExecutor()) } }
-    }
-
-    /// Ends the thread once the jobs enqueued are run.
-    func stop() {
-        condition.withLock {
-            stopped = true
-            condition.signal()
-        }
-    }
-
-    private func next() -> UnownedJob? {
-        condition.withLock {
-            while jobs.isEmpty && !stopped { condition.wait() }
-            return jobs.isEmpty ? nil : jobs.removeFirst()
-        }
     }
 }
