@@ -13,8 +13,8 @@ import Foundation
 /// Several simulated processes (``process()``) share one disk, each with its own descriptors; `flock` excludes
 /// between them as the kernel's does (between descriptions, so also between two `open`s of one process). A blocking
 /// `flock` that another process's lock refuses fails with `EWOULDBLOCK` at once (a simulated wait ends as a bounded
-/// one whose bound passed), unless ``waitsForLocks``. ``kill(_:)`` ends a process as `SIGKILL` does. Not modelled: symbolic links, permissions,
-/// sizes past memory.
+/// one whose bound passed), unless ``waitsForLocks``. ``kill(_:)`` ends a process as `SIGKILL` does. Not modelled:
+/// symbolic links, permissions, sizes past memory.
 public final class SimulatedDisk: @unchecked Sendable {
     /// What the disk holds, as processes see it and as it is durable. A value: copies are snapshots.
     public struct State: Sendable {
