@@ -12,8 +12,9 @@ import Foundation
 ///
 /// Several simulated processes (``process()``) share one disk, each with its own descriptors; `flock` excludes
 /// between them as the kernel's does (between descriptions, so also between two `open`s of one process). A blocking
-/// `flock` that another process's lock refuses fails with `EWOULDBLOCK` at once: a simulated wait ends as a bounded
-/// one whose bound passed. Not modelled: symbolic links, permissions, sizes past memory.
+/// `flock` that another process's lock refuses fails with `EWOULDBLOCK` at once (a simulated wait ends as a bounded
+/// one whose bound passed), unless ``waitsForLocks``. ``kill(_:)`` ends a process as `SIGKILL` does. Not modelled:
+/// symbolic links, permissions, sizes past memory.
 public final class SimulatedDisk: @unchecked Sendable {
     /// What the disk holds, as processes see it and as it is durable. A value: copies are snapshots.
     public struct State: Sendable {
@@ -23,6 +24,23 @@ public final class SimulatedDisk: @unchecked Sendable {
 
         /// The number of operations not yet durable: pending directory changes and unflushed files.
         public var unsyncedCount: Int { pending.count + nodes.values.filter { $0.data != $0.durableData }.count }
+
+        /// What processes see: every path (a directory's ending in `/`) and its bytes. Two states that see the same
+        /// start the same.
+        public var visible: [String: [UInt8]] {
+            var result: [String: [UInt8]] = [:]
+            var queue = [("", 0)]
+            while let (path, id) = queue.popLast() {
+                guard let node = nodes[id] else { continue }
+                if node.isDirectory {
+                    result[path + "/"] = []
+                    queue += node.entries.map { (path + "/" + $0.key, $0.value) }
+                } else {
+                    result[path] = node.data
+                }
+            }
+            return result
+        }
     }
 
     fileprivate struct Node: Sendable {
@@ -49,7 +67,8 @@ public final class SimulatedDisk: @unchecked Sendable {
         }
     }
 
-    private let lock = NSLock()
+    /// The disk's lock, and what a blocking `flock` waits on when ``waitsForLocks``.
+    private let lock = NSCondition()
     private var state: State
     private var descriptors: [Int: [Int32: Description]] = [:]
     private var nextDescriptor: Int32 = 1000
@@ -57,6 +76,9 @@ public final class SimulatedDisk: @unchecked Sendable {
     /// Who holds each node's `flock`: the description.
     private var locks: [Int: ObjectIdentifier] = [:]
     private var recording: [State]?
+    /// The processes ``kill(_:)`` ended, and the one whose call runs now (under the disk's lock).
+    private var dead: Set<Int> = []
+    private var running = 0
     /// Called before every call a process makes (its number, the call's name), outside the disk's lock: a test
     /// schedules processes' steps here.
     public var beforeCall: (@Sendable (Int, String) -> Void)? {
@@ -64,6 +86,21 @@ public final class SimulatedDisk: @unchecked Sendable {
         set { lock.withLock { hook = newValue } }
     }
     private var hook: (@Sendable (Int, String) -> Void)?
+    /// Whether a blocking `flock` waits until the holder lets go, as the kernel's does, instead of failing with
+    /// `EWOULDBLOCK` at once: for a disk whose processes no schedule holds up (a fresh start's), where a process's own
+    /// background work may hold the lock for a moment.
+    public var waitsForLocks: Bool {
+        get { lock.withLock { waits } }
+        set { lock.withLock { waits = newValue } }
+    }
+    private var waits = false
+    /// Called after every durable step (a call that writes, flushes or changes a directory) with the process that
+    /// made it and the disk's state after it, under the disk's lock: it must not call the disk.
+    public var afterStep: (@Sendable (Int, State) -> Void)? {
+        get { lock.withLock { stepHook } }
+        set { lock.withLock { stepHook = newValue } }
+    }
+    private var stepHook: (@Sendable (Int, State) -> Void)?
 
     /// A disk with the directories of `paths` (absolute) present and durable.
     public init(directories paths: [String] = []) {
@@ -199,18 +236,37 @@ public final class SimulatedDisk: @unchecked Sendable {
 
     /// Lets go of what ``holdLockOutside(_:)`` took.
     public func releaseOutsideLock() {
-        lock.withLock { locks = locks.filter { $0.value != ObjectIdentifier(outsideHolder) } }
+        lock.withLock {
+            locks = locks.filter { $0.value != ObjectIdentifier(outsideHolder) }
+            lock.broadcast()
+        }
     }
 
     private let outsideHolder = Description(node: -1, append: false)
+
+    /// Ends `process` as `SIGKILL` does: its descriptors close (a `flock` only they held is let go), and every call it
+    /// makes afterwards fails with `EIO` and changes nothing (the hooks do not see it). What it wrote stays as it is,
+    /// durable or not: the kill of a process is no power loss.
+    public func kill(_ process: Int) {
+        lock.withLock {
+            dead.insert(process)
+            let closed = descriptors.removeValue(forKey: process) ?? [:]
+            for description in closed.values { letGoIfLast(description) }
+        }
+    }
 
     // MARK: The calls
 
     // swift-format-ignore: FunctionLength
     private func makeFileSystem(process: Int) -> FileSystem {
         let call: @Sendable (String, () -> Int) -> Int = { [self] name, body in
+            if isDead(process) { return Int(fail(EIO)) }
             beforeCall?(process, name)
-            return lock.withLock { body() }
+            return lock.withLock {
+                if dead.contains(process) { return Int(fail(EIO)) }
+                running = process
+                return body()
+            }
         }
         let call32: @Sendable (String, () -> Int32) -> Int32 = { name, body in Int32(call(name) { Int(body()) }) }
         return FileSystem(
@@ -230,10 +286,7 @@ public final class SimulatedDisk: @unchecked Sendable {
             close: { [self] fd in
                 call32("close") {
                     guard let description = descriptors[process]?.removeValue(forKey: fd) else { return fail(EBADF) }
-                    let stillOpen = descriptors.values.contains { $0.values.contains { $0 === description } }
-                    if !stillOpen && locks[description.node] == ObjectIdentifier(description) {
-                        locks[description.node] = nil
-                    }
+                    letGoIfLast(description)
                     return 0
                 }
             },
@@ -368,19 +421,31 @@ public final class SimulatedDisk: @unchecked Sendable {
                 call32("flock") {
                     guard let description = descriptors[process]?[fd] else { return fail(EBADF) }
                     if operation & LOCK_UN != 0 {
-                        if locks[description.node] == ObjectIdentifier(description) { locks[description.node] = nil }
+                        if locks[description.node] == ObjectIdentifier(description) {
+                            locks[description.node] = nil
+                            lock.broadcast()
+                        }
                         return 0
                     }
-                    if let holder = locks[description.node], holder != ObjectIdentifier(description) {
-                        return fail(EWOULDBLOCK)
+                    while let holder = locks[description.node], holder != ObjectIdentifier(description) {
+                        guard waits && operation & LOCK_NB == 0 else { return fail(EWOULDBLOCK) }
+                        lock.wait()
                     }
                     locks[description.node] = ObjectIdentifier(description)
                     return 0
                 }
             },
             entries: { [self] fd in
+                if isDead(process) {
+                    _ = fail(EIO)
+                    return nil
+                }
                 beforeCall?(process, "readdir")
                 return lock.withLock {
+                    if dead.contains(process) {
+                        _ = fail(EIO)
+                        return nil
+                    }
                     guard let id = descriptors[process]?[fd]?.node, let node = state.nodes[id], node.isDirectory else {
                         _ = fail(ENOTDIR)
                         return nil
@@ -397,8 +462,20 @@ public final class SimulatedDisk: @unchecked Sendable {
         return -1
     }
 
+    private func isDead(_ process: Int) -> Bool { lock.withLock { dead.contains(process) } }
+
+    /// Lets go of the `flock` of `description`, closed in one process, when no descriptor of any process has it.
+    private func letGoIfLast(_ description: Description) {
+        let stillOpen = descriptors.values.contains { $0.values.contains { $0 === description } }
+        if !stillOpen && locks[description.node] == ObjectIdentifier(description) {
+            locks[description.node] = nil
+            lock.broadcast()
+        }
+    }
+
     private func stepped() {
         recording?.append(state)
+        stepHook?(running, state)
     }
 
     private func change(_ changes: [(directory: Int, name: String, node: Int?)]) {
