@@ -209,3 +209,73 @@ import Testing
         #expect(unchanged == folded)
     }
 }
+
+/// A kill-switch payload applied on a simulated disk (``SimulatedDisk``), with the lock free and with another process
+/// stopped holding it, crashed after every durable step in every way a power loss could leave the disk: a fresh start
+/// finds the old payload or the new one, never neither, and the new one once the call returned; the lock's next
+/// holder leaves the same in the file.
+@Suite struct SimulatedKillSwitchCrashTests {
+    static let anchor = "/simulated/data"
+    static var data: PrivacyDataDirectory {
+        PrivacyDataDirectory(url: URL(filePath: anchor, directoryHint: .isDirectory))
+    }
+    static let (old, new) = (RemoteIntentTests.payload(.push), RemoteIntentTests.payload(.analytics))
+
+    /// What a fresh start on `disk` keeps in force, and what the lock's next holder leaves in force.
+    static func start(on disk: SimulatedDisk) -> (start: String, folded: String) {
+        disk.waitsForLocks = true
+        return FileSystem.$current.withValue(disk.process()) {
+            let diagnostics = Collector<PrivacyManagerDiagnostic>()
+            let seen = Self.seen(RemoteIntentTests.launch(data, diagnostics: diagnostics), diagnostics)
+            _ = AtomicFile.withLock(of: data.stateFile, waitingAtMost: .seconds(5)) {}
+            let after = Collector<PrivacyManagerDiagnostic>()
+            return (seen, Self.seen(RemoteIntentTests.launch(data, diagnostics: after), after))
+        }
+    }
+
+    /// `old`, `new`, or what else `gate` shows.
+    static func seen(_ gate: PrivacyManager, _ diagnostics: Collector<PrivacyManagerDiagnostic>) -> String {
+        let expected: [(String, RemoteLayerRecord, Feature)] = [
+            ("old", old, [.analytics, .messageCenter]), ("new", new, [.push, .messageCenter]),
+        ]
+        for (name, record, enabled) in expected
+        where gate.keptRemoteLayer?.payload == record.payload && gate.enabledFeatures == enabled && diagnostics.all.isEmpty {
+            return name
+        }
+        return "\(gate.enabledFeatures), kept \(String(describing: gate.keptRemoteLayer)), \(diagnostics.all)"
+    }
+
+    @Test(arguments: [false, true])
+    func aCrashAtEveryDurableStepKeepsTheOldPayloadOrTheNewOneAndTheNewOneOnceItsCallReturned(held: Bool) async {
+        let disk = SimulatedDisk(directories: [Self.anchor])
+        FileSystem.$current.withValue(disk.process()) {
+            _ = try? RemoteIntentTests.launch(Self.data).applyRemotePayload(Self.old.payload)
+        }
+        disk.syncEverything()
+        let process = disk.process()
+        let gate = FileSystem.$current.withValue(process) { RemoteIntentTests.launch(Self.data) }
+        if held { disk.holdLockOutside(Self.anchor + "/" + AtomicFile.lockFileName) }
+        disk.startRecording()
+        await SimulatedCrashEnumerationTests.Call.blocking { _ = try? gate.applyRemotePayload(Self.new.payload) }
+            .make(as: process)
+        let steps = disk.stopRecording()
+        #expect(steps.count > 1, "the payload wrote nothing")
+        var explored = 0
+        var failures: [String] = []
+        for (index, state) in steps.enumerated() {
+            let returned = index == steps.count - 1
+            for (label, crashed) in SimulatedDisk.crashStates(of: state) {
+                explored += 1
+                let (start, folded) = Self.start(on: SimulatedDisk(state: crashed))
+                let allowed = returned ? ["new"] : ["old", "new"]
+                if !allowed.contains(start) || folded != start {
+                    failures.append("step \(index) of \(steps.count - 1), \(label): start \(start), folded \(folded)")
+                }
+            }
+        }
+        #expect(failures.isEmpty, "\(failures.count) of \(explored) crash states: \(failures.prefix(8))")
+        print(
+            "SimulatedKillSwitchCrashTests: lock \(held ? "held" : "free"): \(steps.count - 1) durable steps, \(explored) crash states explored"
+        )
+    }
+}
