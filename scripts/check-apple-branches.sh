@@ -67,8 +67,8 @@ prepare() { # $1: the Apple platform whose `os(...)` is true
     # Rewritten in a staging copy, then copied into the package only where the content differs (no -t: an unchanged
     # file keeps its time; -l keeps the symbolic links). Rewriting in place would touch every file with a
     # `canImport` condition on every platform, and SwiftPM would rebuild FeatureGate and everything above it four
-    # more times; this way a platform rebuilds only the files whose `os(...)` conditions read differently, and what
-    # depends on them.
+    # more times; this way a platform rebuilds only the files whose conditions read differently on it (`os(...)`, or
+    # `canImport` of a shim that lists its platforms), and what depends on them.
     rsync -a --delete --exclude '.build*' "$root/Package.swift" "$root/Sources" "$root/Tests" "$root/Examples" \
         "$stage/"
     rsync -a --delete --exclude platforms --exclude dependencies "$root/scripts/apple-shims/" "$stage/AppleShims/"
