@@ -4,24 +4,27 @@
 # that no Linux build ever selects. A compile error in the project's own code in one of them fails the script.
 #
 #   scripts/check-apple-branches.sh     # every target as for iOS, then the targets with `os(...)` conditions as
-#                                       # visionOS, macOS, tvOS and watchOS
+#                                       # visionOS, tvOS, watchOS and macOS
 #
 # The generated package stays in .build-apple/package (with its build log), for a look and for incremental builds.
 #
 # How:
-# 1. Copies Package.swift, Sources, Tests and Examples into .build-apple/package (rsync: unchanged files keep their
-#    times, so the next run builds incrementally).
+# 1. Copies Package.swift, Sources, Tests and Examples into .build-apple/stage (rsync).
 # 2. Rewrites the conditions of every `#if` / `#elseif` so that an Apple platform's branches are selected:
 #    `canImport(Glibc | Musl | Android | FoundationNetworking | …)` → false, `canImport(M)` → true for every shim
 #    module M below that the platform has (its `platforms` file; all Apple platforms without one),
 #    `os(<the platform>)` → true and every other `os(...)` → false, `targetEnvironment(simulator)` →
 #    false. A `canImport(M)` of a module that is neither known to be Linux-only nor shimmed fails the script: add a
-#    shim (below) so that its branch is compiled too.
+#    shim (below) so that its branch is compiled too. Then copies the staged files whose content differs into
+#    .build-apple/package (unchanged files keep their times, so each platform, and the next run, builds
+#    incrementally).
 # 3. Adds one target per shim module (scripts/apple-shims/<Module>/*.swift) to the copied Package.swift, makes every
 #    Swift target depend on all of them, and imports AppleSDKAdditions implicitly into every file (what Apple's
 #    Foundation and Dispatch declare that Linux's lack, such as CoreFoundation's CFGetTypeID).
-# 4. Builds every non-test target (`swift build`), then each test target's module (`swift build --target …`): not
-#    the test runner, which SwiftPM generates differently once a module named Darwin exists.
+# 4. Turns every test target of the copy into a regular target (same sources, dependencies and settings), so that one
+#    `swift build` compiles every module, the tests' included, but not the test runner, which SwiftPM generates
+#    differently once a module named Darwin exists. One invocation instead of one per test target: SwiftPM plans the
+#    build once and compiles independent modules side by side.
 #
 # The shims (scripts/apple-shims/): declarations written from Apple's documentation, each marked with the page it
 # came from, with the SDK's signatures, Sendable conformances and @MainActor / @Sendable closure annotations. Bodies
@@ -52,7 +55,8 @@ cd "$(dirname "$0")/.."
 root=$(pwd)
 work="$root/.build-apple"
 package="$work/package"
-mkdir -p "$package"
+stage="$work/stage"
+mkdir -p "$package" "$stage"
 command -v python3 > /dev/null || { apt-get update -qq && apt-get install -y -qq python3 > /dev/null; }
 command -v rsync > /dev/null || { apt-get update -qq && apt-get install -y -qq rsync > /dev/null; }
 
@@ -60,11 +64,15 @@ command -v rsync > /dev/null || { apt-get update -qq && apt-get install -y -qq r
 export LINUX_ONLY_MODULES="Glibc Musl Android Bionic WASILibc WinSDK ucrt CRT FoundationNetworking FoundationXML"
 
 prepare() { # $1: the Apple platform whose `os(...)` is true
-    rsync -a --checksum --delete --exclude '.build*' "$root/Package.swift" "$root/Sources" "$root/Tests" \
-        "$root/Examples" "$package/"
-    rsync -a --checksum --delete --exclude platforms --exclude dependencies "$root/scripts/apple-shims/" \
-        "$package/AppleShims/"
-    python3 - "$package" "$1" "$root/scripts/apple-shims" <<'PY'
+    # Rewritten in a staging copy, then copied into the package only where the content differs (no -t: an unchanged
+    # file keeps its time; -l keeps the symbolic links). Rewriting in place would touch every file with a
+    # `canImport` condition on every platform, and SwiftPM would rebuild FeatureGate and everything above it four
+    # more times; this way a platform rebuilds only the files whose conditions read differently on it (`os(...)`, or
+    # `canImport` of a shim that lists its platforms), and what depends on them.
+    rsync -a --delete --exclude '.build*' "$root/Package.swift" "$root/Sources" "$root/Tests" "$root/Examples" \
+        "$stage/"
+    rsync -a --delete --exclude platforms --exclude dependencies "$root/scripts/apple-shims/" "$stage/AppleShims/"
+    python3 - "$stage" "$1" "$root/scripts/apple-shims" <<'PY'
 import json, os, re, sys
 
 package, platform, shim_sources = sys.argv[1], sys.argv[2], sys.argv[3]
@@ -138,6 +146,15 @@ for target in package.targets where !cTargets.contains(target.name) {{
         .unsafeFlags(["-Xfrontend", "-import-module", "-Xfrontend", "AppleSDKAdditions"])
     ]
 }}
+// Test targets as regular targets: `swift build` compiles their modules without generating the test runner.
+package.targets = package.targets.map {{ target in
+    guard target.type == .test else {{ return target }}
+    return .target(
+        name: target.name, dependencies: target.dependencies, path: target.path ?? "Tests/\\(target.name)",
+        exclude: target.exclude, sources: target.sources, resources: target.resources, cSettings: target.cSettings,
+        cxxSettings: target.cxxSettings, swiftSettings: target.swiftSettings, linkerSettings: target.linkerSettings,
+        plugins: target.plugins)
+}}
 package.targets += appleShims.map {{ name in
     .target(
         name: name, dependencies: appleShimDependencies[name, default: []].map {{ .target(name: $0) }},
@@ -146,28 +163,18 @@ package.targets += appleShims.map {{ name in
 """
 open(manifest, "w").write(text)
 PY
+    rsync -rl --checksum --delete "$stage/Package.swift" "$stage/Sources" "$stage/Tests" "$stage/Examples" \
+        "$stage/AppleShims" "$package/"
 }
 
-build() { # $1: platform; rest: targets (none: everything)
+build() { # $1: platform; rest: the targets this platform selects different branches in (none: every target)
     local platform=$1
     shift
     local log="$work/build-$platform.log"
-    if [[ $# -eq 0 ]]; then
-        echo "$platform: every target"
-        (cd "$package" && swift build --scratch-path "$work/scratch" 2>&1) > "$log" || fail "$platform" "$log"
-        # Each test target's module: not the runner.
-        for target in $(cd "$package" && swift package dump-package | python3 -c \
-            'import json,sys; print(" ".join(t["name"] for t in json.load(sys.stdin)["targets"] if t["type"] == "test"))'); do
-            (cd "$package" && swift build --scratch-path "$work/scratch" --target "$target" 2>&1) >> "$log" \
-                || fail "$platform" "$log"
-        done
-    else
-        for target in "$@"; do
-            echo "$platform: $target"
-            (cd "$package" && swift build --scratch-path "$work/scratch" --target "$target" 2>&1) > "$log" \
-                || fail "$platform" "$log"
-        done
-    fi
+    # Every module, the tests' included (step 4). After the first platform, only the files whose content this
+    # platform changes are rebuilt, and what depends on them.
+    echo "$platform: ${*:-every target}"
+    (cd "$package" && swift build --scratch-path "$work/scratch" 2>&1) > "$log" || fail "$platform" "$log"
 }
 
 fail() {
@@ -201,10 +208,12 @@ prepare iOS
 build iOS
 extra=$(os_targets)
 if [[ -n "$extra" ]]; then
-    for platform in visionOS macOS tvOS watchOS; do
+    # macOS last: its `os(macOS) || os(Linux)` branches differ from every other Apple platform's, which read alike
+    # in most files, so this order rebuilds those files once rather than twice.
+    for platform in visionOS tvOS watchOS macOS; do
         prepare "$platform"
         # shellcheck disable=SC2086
         build "$platform" $extra
     done
 fi
-echo "ok: every Apple branch compiles against the shims (iOS; $([[ -n "$extra" ]] && echo "visionOS, macOS, tvOS, watchOS for $extra" || echo "no os() conditions"))"
+echo "ok: every Apple branch compiles against the shims (iOS; $([[ -n "$extra" ]] && echo "visionOS, tvOS, watchOS, macOS for $extra" || echo "no os() conditions"))"

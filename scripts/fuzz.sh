@@ -2,6 +2,11 @@
 # Fuzzes one of the package's readers with libFuzzer and AddressSanitizer for SECONDS seconds.
 #
 #   scripts/fuzz.sh TARGET [--structured] SECONDS [libFuzzer options...]
+#   scripts/fuzz.sh --build-only TARGET [--structured]      # builds the fuzzer, runs nothing
+#   scripts/fuzz.sh --prebuilt TARGET [--structured] SECONDS [...]  # runs the fuzzer --build-only built
+#
+# .ci/run builds every fuzzer first (one at a time: they share the scratch path), then runs them two at a time with
+# --prebuilt, so that each has a core to itself and no SwiftPM build waits for another's lock.
 #
 # TARGET is one of:
 #   config   the FeatureGateConfig reader. Without --structured, libFuzzer mutates config files directly
@@ -31,11 +36,18 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 usage() {
-    echo "usage: scripts/fuzz.sh config|tcf|remote [--structured] SECONDS [libFuzzer options...]" >&2
+    echo "usage: scripts/fuzz.sh [--prebuilt] config|tcf|remote [--structured] SECONDS [libFuzzer options...]" >&2
+    echo "       scripts/fuzz.sh --build-only config|tcf|remote [--structured]" >&2
     echo "       (--structured only with config)" >&2
     exit 2
 }
 
+build=true
+run=true
+case "${1:-}" in
+    --build-only) run=false; shift ;;
+    --prebuilt) build=false; shift ;;
+esac
 target=${1:-}
 shift || true
 structured=false
@@ -44,8 +56,10 @@ if [[ "${1:-}" == "--structured" ]]; then
     shift
 fi
 seconds=${1:-}
-[[ "$seconds" =~ ^[0-9]+$ ]] || usage
-shift
+if $run; then
+    [[ "$seconds" =~ ^[0-9]+$ ]] || usage
+    shift
+fi
 
 # Per target: the fuzzer, its committed seeds (none for recipes), its libFuzzer options and its working corpus.
 scratch=.build-fuzz
@@ -82,8 +96,12 @@ if ! command -v ld.lld > /dev/null; then
     exit 2
 fi
 
-swift build -c release --product "$product" --scratch-path "$scratch" \
-    -Xswiftc -sanitize=fuzzer,address -Xswiftc -DFUZZING -Xswiftc -use-ld=lld
+if $build; then
+    swift build -c release --product "$product" --scratch-path "$scratch" \
+        -Xswiftc -sanitize=fuzzer,address -Xswiftc -DFUZZING -Xswiftc -use-ld=lld
+fi
+$run || exit 0
+[[ -x "$scratch/release/$product" ]] || { echo "fuzz.sh: $scratch/release/$product is not built" >&2; exit 2; }
 
 artifacts="$scratch/artifacts"
 mkdir -p "$corpus" "$artifacts"
