@@ -239,7 +239,9 @@ import Testing
             ("old", old, [.analytics, .messageCenter]), ("new", new, [.push, .messageCenter]),
         ]
         for (name, record, enabled) in expected
-        where gate.keptRemoteLayer?.payload == record.payload && gate.enabledFeatures == enabled && diagnostics.all.isEmpty {
+        where gate.keptRemoteLayer?.payload == record.payload && gate.enabledFeatures == enabled
+            && diagnostics.all.isEmpty
+        {
             return name
         }
         return "\(gate.enabledFeatures), kept \(String(describing: gate.keptRemoteLayer)), \(diagnostics.all)"
