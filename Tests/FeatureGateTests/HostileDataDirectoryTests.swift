@@ -230,7 +230,7 @@ import Darwin
         defer { scene.cleanUp() }
         let directory = scene.data.url.path(percentEncoded: false)
         for name in [".anonymous-id.tmp-99-1", ".featuregate-state.json.tmp-99-2", "featuregate-state.json"] {
-            FileManager.default.createFile(atPath: directory + "/" + name, contents: Data("x".utf8))
+            #expect(FileManager.default.createFile(atPath: directory + "/" + name, contents: Data("x".utf8)))
         }
         let removal = AtomicFile.removeTemporaries(in: scene.data.url)
         #expect(removal.removed == [".anonymous-id.tmp-99-1", ".featuregate-state.json.tmp-99-2"])

@@ -41,7 +41,7 @@ import Darwin
         defer { directory.cleanUp() }
         try FileManager.default.createDirectory(at: directory.url, withIntermediateDirectories: true)
         let target = directory.path + "/target"
-        FileManager.default.createFile(atPath: target, contents: Data("kept".utf8))
+        #expect(FileManager.default.createFile(atPath: target, contents: Data("kept".utf8)))
         let lockPath = directory.path + "/" + Self.lock
         for plant in [
             { try FileManager.default.createSymbolicLink(atPath: lockPath, withDestinationPath: target) },

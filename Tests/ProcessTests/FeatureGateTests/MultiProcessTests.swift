@@ -24,7 +24,7 @@ import Darwin
         init(directory: URL, logs: URL, tag: Int, seed: UInt64, operations: Int, base: Int) throws {
             self.tag = tag
             log = logs.appending(path: "child-\(tag)-\(seed).log")
-            FileManager.default.createFile(atPath: log.path(percentEncoded: false), contents: nil)
+            _ = FileManager.default.createFile(atPath: log.path(percentEncoded: false), contents: nil)
             process = Process()
             process.executableURL = try builtProduct("feature-store-writer")
             process.arguments = [

@@ -196,8 +196,9 @@ final class ManualDataDirectoryWatcher: DataDirectoryWatcher {
         #expect(eventually { seen.withLock { $0.contains(.remoteLayer) } })
         // A file that is not FeatureGate's is not reported.
         seen.withLock { $0 = [] }
-        FileManager.default.createFile(
-            atPath: data.url.appending(path: "other").path(percentEncoded: false), contents: nil)
+        #expect(
+            FileManager.default.createFile(
+                atPath: data.url.appending(path: "other").path(percentEncoded: false), contents: nil))
         try FileFeatureStore(url: data.stateFile).save(FeatureStateRecord(enabledFeatures: []).encoded())
         #expect(eventually { seen.withLock { $0.contains(.state) } })
         #expect(seen.withLock { $0 } == .state)
@@ -239,7 +240,10 @@ final class ManualDataDirectoryWatcher: DataDirectoryWatcher {
         let observation = privacy.observe { changes.append($0) }
         let ledgerChanges = Collector<Int>()
         let watch = try privacy.watchForChangesFromOtherProcesses(in: data) { ledgerChanges.append(1) }
-        defer { (watch.cancel(), observation.cancel()) }
+        defer {
+            watch.cancel()
+            observation.cancel()
+        }
         let push = Feature.push.rawValue
 
         var expected: [FeatureChange] = []
@@ -283,7 +287,10 @@ final class ManualDataDirectoryWatcher: DataDirectoryWatcher {
         let changes = Collector<FeatureChange>()
         let observation = privacy.observe { changes.append($0) }
         let watch = try privacy.watchForChangesFromOtherProcesses(in: data)
-        defer { (watch.cancel(), observation.cancel()) }
+        defer {
+            watch.cancel()
+            observation.cancel()
+        }
         let children = try (0..<3).map { tag in
             try MultiProcessTests.Child(
                 directory: data.url, logs: directory.url, tag: tag, seed: seed &+ UInt64(tag), operations: 500,

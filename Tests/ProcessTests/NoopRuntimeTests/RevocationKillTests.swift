@@ -61,14 +61,15 @@ import Testing
             let data = PrivacyDataDirectory(url: root.appending(path: "data"))
             let server = root.appending(path: "server.log")
             try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
-            FileManager.default.createFile(atPath: server.path(percentEncoded: false), contents: nil)
+            #expect(FileManager.default.createFile(atPath: server.path(percentEncoded: false), contents: nil))
 
             let child = try Self.run(
                 ["revoke", data.url.path(percentEncoded: false), server.path(), String(point)], in: root)
             let identifier = try #require(child["identifier"], "kill point \(point): \(child.lines)")
             if point == 0 {
                 #expect(!child.killed)
-                points = try #require(child["points"].flatMap(Int.init))
+                let counted = try #require(child["points"].flatMap(Int.init))
+                points = counted
             } else {
                 #expect(child.killed, "kill point \(point) was not reached: \(child.lines)")
             }
