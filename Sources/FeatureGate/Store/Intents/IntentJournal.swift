@@ -13,7 +13,9 @@ import Foundation
 /// the ledger's tail already holds is not appended twice), its payload written to the remote layer's file (only over
 /// the bytes it was recorded over) and its take-aways applied to the gate state file, each flushed; then the intents
 /// are deleted. An intent of a newer format (``TakeAwayIntent/version``) is neither folded nor deleted, nor is any
-/// made after it: the build that wrote it folds them. A crash in between folds them again, which changes nothing more: they only take away.
+/// made after it: the build that wrote it folds them. A crash in between folds them again, which changes nothing
+/// more: a take-away applied twice takes nothing more away, and a payload replaces only the bytes it was recorded
+/// over.
 /// Every ``AtomicFile/DirectoryLock`` folds as soon as it takes the lock, before the operation it was taken for
 /// reads anything, so no writer of the directory acts on a state that lacks an acknowledged "no".
 package enum IntentJournal {
