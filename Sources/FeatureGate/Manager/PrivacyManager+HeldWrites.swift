@@ -65,7 +65,7 @@ extension PrivacyManager {
     func retryHeldRecord(_ state: inout State) -> PrivacyManagerDiagnostic {
         let storeName = String(describing: store)
         // A newer version's intent waits to be folded by that version: the record is not its own until then.
-        if let newer = Self.newerIntent(for: store) {
+        if let newer = Self.pendingIntents(for: store).newer {
             return .storeUnreadableWritesHeld(store: storeName, error: newer)
         }
         var wasRead = false

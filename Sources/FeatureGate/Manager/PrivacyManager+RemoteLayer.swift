@@ -134,12 +134,13 @@ extension PrivacyManager {
 
     /// Reads the kept layer into the initial state (in `init`): its flags are off before anything can check them.
     static func loadRemoteLayer(
-        _ remoteLayer: RemoteLayerFile, into state: inout State, catalog: FeatureCatalog,
+        _ remoteLayer: RemoteLayerFile, over intents: [TakeAwayIntent.RemoteIntent], into state: inout State,
+        catalog: FeatureCatalog,
         diagnostics: inout [PrivacyManagerDiagnostic]
     ) {
         let disables: RemoteDisables
         do {
-            guard let record = try remoteLayer.load() else { return }
+            guard let record = try remoteLayer.load(over: intents) else { return }
             disables = try remoteLayer.interpreter.disables(in: record.payload)
             state.remoteRecord = record
         } catch {

@@ -145,7 +145,7 @@ public final class PrivacyManager: Sendable {
         var hasRecord = false
         // Take-aways another process made durable while the lock was busy, not folded yet: read before the store,
         // so one that a fold (of another process, or this one's own below) deletes meanwhile is in the record read.
-        let intents = Self.pendingIntents(for: store)
+        let (intents, newerIntent) = Self.pendingIntents(for: store)
 
         if configuration.resetEnabledFeatures {
             // Discarding is the one write start-up may do, and only when there is something to discard. Refusals
@@ -237,7 +237,7 @@ public final class PrivacyManager: Sendable {
         if !intents.isEmpty {
             stored = intents.reduce(stored) { $1.applied(to: $0) }
         }
-        if let newer = Self.newerIntent(for: store) {
+        if let newer = newerIntent {
             // A newer version's change may take away what this one cannot read: every flag off, the user's choices
             // kept on disk (writes held) until that version folds it.
             diagnostics.append(.storeUnreadableWritesHeld(store: storeName, error: newer))
@@ -258,8 +258,11 @@ public final class PrivacyManager: Sendable {
                 deniedConsentCategories: unreset.deniedConsentCategories)
         }
         let unswitched = initial.rules.unswitched
+        // The payloads kept as intents (another process held the lock): read over the file, and folded below.
+        let remoteIntents = remoteLayer?.pendingIntents() ?? []
         if let remoteLayer {
-            Self.loadRemoteLayer(remoteLayer, into: &initial, catalog: catalog, diagnostics: &diagnostics)
+            Self.loadRemoteLayer(
+                remoteLayer, over: remoteIntents, into: &initial, catalog: catalog, diagnostics: &diagnostics)
         }
         self.revocation = LockedValue(stored.pendingRevocation)
         var temporariesLeft: URL?
@@ -289,7 +292,7 @@ public final class PrivacyManager: Sendable {
         if heldBusy { retryHeldLater() }
         // Folded into the files once the lock is free: that is part of the take-aways, not new I/O.
         if !intents.isEmpty { whenStoreLockFree(after: 0) {} }
-        if let remoteLayer, !remoteLayer.pendingIntents().isEmpty {
+        if let remoteLayer, !remoteIntents.isEmpty {
             let fileSystem = FileSystem.current
             DispatchQueue.global(qos: .utility).async {
                 FileSystem.$current.withValue(fileSystem) {
@@ -299,26 +302,25 @@ public final class PrivacyManager: Sendable {
         }
     }
 
-    /// The intents not folded yet into the state file `store` keeps (none for a store that is not a file).
-    static func pendingIntents(for store: any FeatureStore) -> [TakeAwayIntent] {
-        guard let file = store as? FileFeatureStore else { return [] }
+    /// The intents not folded yet into the state file `store` keeps (none for a store that is not a file), read
+    /// once; and why one of a newer version waits among them, if one does (one naming no state file counts: this
+    /// version cannot fold it, and holds its writes while it waits).
+    static func pendingIntents(
+        for store: any FeatureStore
+    ) -> (intents: [TakeAwayIntent], newer: PrivacyManagerDiagnostic.StoredStateError?) {
+        guard let file = store as? FileFeatureStore else { return ([], nil) }
         let location = FileLocation(file: file.url)
-        return IntentJournal.pending(in: location.anchor).filter { $0.stateFile == location.components[0] }
-    }
-
-    /// Why a change of a newer version waits in the intents of the state file `store` keeps, if one does: this
-    /// version cannot fold it, and holds its writes while it waits.
-    static func newerIntent(for store: any FeatureStore) -> PrivacyManagerDiagnostic.StoredStateError? {
-        guard let file = store as? FileFeatureStore else { return nil }
-        let location = FileLocation(file: file.url)
-        let newer = IntentJournal.pendingFiles(in: location.anchor).first {
-            !$0.intent.isReadable && ($0.intent.stateFile ?? location.components[0]) == location.components[0]
-        }
-        return newer.map {
-            .unsupportedIntentVersion(
-                file: location.anchor + "/" + IntentJournal.directoryName + "/" + $0.name, found: $0.intent.version,
-                supported: TakeAwayIntent.currentVersion)
-        }
+        let stateFile = location.components[0]
+        let files = IntentJournal.pendingFiles(in: location.anchor)
+        let newer = files.first { !$0.intent.isReadable && ($0.intent.stateFile ?? stateFile) == stateFile }
+        return (
+            files.map(\.intent).filter { $0.stateFile == stateFile },
+            newer.map {
+                .unsupportedIntentVersion(
+                    file: location.anchor + "/" + IntentJournal.directoryName + "/" + $0.name,
+                    found: $0.intent.version, supported: TakeAwayIntent.currentVersion)
+            }
+        )
     }
 
     deinit {

@@ -54,9 +54,9 @@ public struct RemoteLayerFile: Sendable, CustomStringConvertible {
     public var description: String { url.path(percentEncoded: false) }
 
     /// Reads the kept record, or `nil` when there is none: the file with the payloads not folded into it yet over it
-    /// (``keptBytes()``). Creates nothing.
-    func load() throws(RemoteLayerFileError) -> RemoteLayerRecord? {
-        guard let data = try keptBytes() else { return nil }
+    /// (``keptBytes(over:)``; `intents`: those already read, `nil`: read them). Creates nothing.
+    func load(over intents: [TakeAwayIntent.RemoteIntent]? = nil) throws(RemoteLayerFileError) -> RemoteLayerRecord? {
+        guard let data = try keptBytes(over: intents) else { return nil }
         guard let envelope = try? JSONDecoder().decode(Envelope.self, from: data), envelope.version == 1 else {
             throw .malformed
         }
@@ -66,15 +66,15 @@ public struct RemoteLayerFile: Sendable, CustomStringConvertible {
 
     /// The file's bytes as the next holder of its directory's lock will leave them: with the payloads whose save
     /// another process's lock kept back (``IntentJournal``) folded over them, or `nil` when there is neither. Reads
-    /// only.
-    func keptBytes() throws(RemoteLayerFileError) -> Data? {
+    /// only; `intents` are the pending payloads already read (`nil`: read them).
+    func keptBytes(over intents: [TakeAwayIntent.RemoteIntent]? = nil) throws(RemoteLayerFileError) -> Data? {
         let data: Data?
         do {
             data = try AtomicFile.read(at: url, limit: Self.maximumFileSize)
         } catch {
             throw .unreadable(error)
         }
-        let intents = pendingIntents()
+        let intents = intents ?? pendingIntents()
         guard !intents.isEmpty else { return data }
         let folded = Self.folding(intents, over: data ?? Data())
         return folded.isEmpty && data == nil ? nil : folded
