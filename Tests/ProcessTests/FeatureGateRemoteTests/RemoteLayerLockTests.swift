@@ -19,22 +19,37 @@ import Testing
         FileManager.default.contents(atPath: directory.data.remoteLayerFile.path(percentEncoded: false))
     }
 
-    @Test func aPayloadTheLockKeptFromBeingSavedIsInForceAtTheNextLaunchAndKeptOnceTheLockIsFree() async throws {
+    /// A gate on a new directory, push and analytics enabled, whose kept payload disables push; and the kept file's
+    /// bytes.
+    static func prepared(
+        diagnostics: DiagnosticLog? = nil
+    ) throws -> (directory: RemoteTestDirectory, gate: PrivacyManager, kept: Data) {
         let directory = RemoteTestDirectory()
-        defer { directory.cleanUp() }
-        let diagnostics = DiagnosticLog()
         let gate = directory.launch(enabled: [.push, .analytics], diagnostics: diagnostics)
         try gate.applyRemotePayload(Payloads.disabling("push"))
-        let before = try #require(Self.kept(directory))
+        return (directory, gate, try #require(Self.kept(directory)))
+    }
+
+    /// Runs `body` on a thread of its own (it may wait on the lock: no thread of the cooperative pool is held) and
+    /// waits, in turns, until it returns; whether it did.
+    static func returns(_ body: @escaping @Sendable () -> Void) async -> Bool {
+        let returned = LockedValue(false)
+        Thread.detachNewThread {
+            body()
+            returned.withLock { $0 = true }
+        }
+        return await eventually(turns: 2_000) { returned.withLock { $0 } }
+    }
+
+    @Test func aPayloadTheLockKeptFromBeingSavedIsInForceAtTheNextLaunchAndKeptOnceTheLockIsFree() async throws {
+        let diagnostics = DiagnosticLog()
+        let (directory, gate, before) = try Self.prepared(diagnostics: diagnostics)
+        defer { directory.cleanUp() }
         let holder = try StoppedLockHolder(directory: directory.url)
         defer { holder.release() }
 
-        let applied = LockedValue(false)
-        Thread.detachNewThread {
-            _ = try? gate.applyRemotePayload(Payloads.disabling("analytics"))
-            applied.withLock { $0 = true }
-        }
-        #expect(await eventually(turns: 2_000) { applied.withLock { $0 } }, "the payload waited for the holder")
+        let returned = await Self.returns { _ = try? gate.applyRemotePayload(Payloads.disabling("analytics")) }
+        #expect(returned, "the payload waited for the holder")
         #expect(gate.enabledFeatures == [.push])
         #expect(diagnostics.all.contains { if case .remoteLayerKeptLater = $0 { true } else { false } })
         // Not in the file yet (the holder has the lock), but on disk: a relaunch reads it over the file.
@@ -53,20 +68,15 @@ import Testing
     }
 
     @Test func aPayloadAppliedWhileAFeatureWasOnIsKeptAfterEveryFeatureGoesOff() async throws {
-        let directory = RemoteTestDirectory()
+        let (directory, gate, before) = try Self.prepared()
         defer { directory.cleanUp() }
-        let gate = directory.launch(enabled: [.push, .analytics])
-        try gate.applyRemotePayload(Payloads.disabling("push"))
-        let before = try #require(Self.kept(directory))
         let holder = try StoppedLockHolder(directory: directory.url)
         defer { holder.release() }
-        let applied = LockedValue(false)
-        Thread.detachNewThread {
+        let returned = await Self.returns {
             _ = try? gate.applyRemotePayload(Payloads.disabling("analytics"))
             gate.disableFeatures(.all)
-            applied.withLock { $0 = true }
         }
-        #expect(await eventually(turns: 2_000) { applied.withLock { $0 } })
+        #expect(returned)
         // Once everything is off, a new payload is refused: nothing is written for it.
         #expect(throws: RemoteLayerUpdateError.self) { try gate.applyRemotePayload(Payloads.disabling("push")) }
 
@@ -84,10 +94,8 @@ import Testing
     @Test func aKilledProcessesAcknowledgedPayloadIsInForceInTheNextProcess() async throws {
         var lost = 0
         for _ in 0..<Self.rounds {
-            let directory = RemoteTestDirectory()
+            let (directory, _, before) = try Self.prepared()
             defer { directory.cleanUp() }
-            try directory.launch(enabled: [.push, .analytics]).applyRemotePayload(Payloads.disabling("push"))
-            let before = try #require(Self.kept(directory))
             let holder = try StoppedLockHolder(directory: directory.url)
             defer { holder.release() }
 
