@@ -27,8 +27,11 @@ if ! command -v strace > /dev/null 2>&1; then
     exit 2
 fi
 
-swift build --product consent-demo
-demo="$(swift build --show-bin-path)/consent-demo"
+# The release build by default: what apps ship (VERIFY_SILENCE_CONFIGURATION=debug traces the debug build).
+# `--skip-build` traces the demo already built (CI builds once, with its own flags, for every optimized check).
+configuration="${VERIFY_SILENCE_CONFIGURATION:-release}"
+[[ "${1:-}" == "--skip-build" ]] || swift build -c "$configuration" --product consent-demo
+demo="$(swift build -c "$configuration" --show-bin-path)/consent-demo"
 work="$(mktemp -d)"
 if [[ -n "${VERIFY_SILENCE_KEEP:-}" ]]; then
     echo "verify-silence: keeping traces in $work"

@@ -132,6 +132,36 @@ import Testing
         #expect(ledger.counts(for: .messageCenter).purges == 2)
     }
 
+    /// The program that crashed every release build (SIGSEGV in `swift_task_localValuePush`): a gate over the file
+    /// store, push on, one gated write into a `FileStorage`, from a task and from a plain thread. The write checks the
+    /// gate again under the data directory's lock, through a task-local; `swift test -c release` runs this optimized.
+    @Test func aGatedWriteOverTheFileStoresLandsItsFileFromATaskAndFromAThread() async throws {
+        let root = URL(filePath: NSTemporaryDirectory()).appending(path: "noop-runtime-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let files = PrivacyDataDirectory(url: root.appending(path: "privacy"))
+        let privacy = PrivacyManager(
+            configuration: PrivacyConfiguration(enabledFeatures: []), store: FileFeatureStore(url: files.stateFile))
+        privacy.enableFeatures(.push)
+        let storage = GatedStorage(
+            FileStorage(directory: root.appending(path: "push")), features: .push, privacy: privacy)
+
+        try await Task.detached { try storage.write(Data("from a task".utf8), to: "task.json") }.value
+        let fromThread: Result<Void, GatedIOError> = await withCheckedContinuation { continuation in
+            Thread.detachNewThread {
+                continuation.resume(
+                    returning: Result { () throws(GatedIOError) in
+                        try storage.write(Data("from a thread".utf8), to: "thread.json")
+                    })
+            }
+        }
+        try fromThread.get()
+
+        #expect(try storage.read("task.json") == Data("from a task".utf8))
+        #expect(try storage.read("thread.json") == Data("from a thread".utf8))
+        let onDisk = try Data(contentsOf: root.appending(path: "push/thread.json"))
+        #expect(onDisk == Data("from a thread".utf8))
+    }
+
     @Test func fileStorageCreatesNothingUntilWrittenAndRefusesNamesOutsideItsDirectory() throws {
         let directory = URL(filePath: NSTemporaryDirectory()).appending(path: "noop-runtime-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }

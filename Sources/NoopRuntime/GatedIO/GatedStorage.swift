@@ -74,7 +74,7 @@ public struct GatedStorage: Sendable {
         }
         defer { writes.end(generation) }
         let (gate, gated) = (privacy, features)
-        let admission: @Sendable () -> Bool = {
+        let admission = WriteAdmission {
             gate.reloadStoredState()
             return gate.isEnabled(gated)
         }

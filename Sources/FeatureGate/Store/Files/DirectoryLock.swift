@@ -98,7 +98,7 @@ extension AtomicFile {
             if IntentJournal.hasFolder(in: anchor) {
                 AtomicFile.holdingLock(path) { IntentJournal.fold(in: path) }
             }
-            if let admission = AtomicFile.admission, !AtomicFile.holdingLock(path, admission) {
+            if let admission = AtomicFile.admission, !AtomicFile.holdingLock(path, admission.allows) {
                 release()
                 throw FileStoreError(path: lockPath, operation: .lock, code: ECANCELED)
             }

@@ -17,7 +17,10 @@ extension AtomicFile {
     /// folded, before it writes: `false` refuses the write (a `FileStoreError` of operation `lock` and code
     /// `ECANCELED`, ``isRefusedUnderLock(_:)``). `GatedStorage` re-checks its gate here, so no write lands after a
     /// "no" another process made. It runs with the lock held: it reads, and takes no lock of that directory.
-    @TaskLocal package static var admission: (@Sendable () -> Bool)?
+    ///
+    /// A struct, not the closure itself: a task-local whose value is of function type crashes optimized builds
+    /// (Swift 6.3.1, Linux; see ``WriteAdmission``).
+    @TaskLocal package static var admission: WriteAdmission?
 
     /// Whether `error` is a write ``admission`` refused under the lock.
     package static func isRefusedUnderLock(_ error: any Error) -> Bool {
@@ -143,6 +146,32 @@ extension AtomicFile {
         }
         return holdingLock(location.anchor) { $lockWait.withValue(inside) { body() } }
     }
+}
+
+/// The check a write makes under its directory's lock (``AtomicFile/admission``): `true` lets it write.
+///
+/// It wraps the closure because a `@TaskLocal` whose value is of function type is miscompiled with `-O` (Swift 6.3.1,
+/// Linux x86-64): `withValue` inlined into a synchronous function passes `swift_task_localValuePush` the metadata of
+/// the closure's lowered SIL type (`$sxRi_zRi0_zlySbIseghr_SgMD`, a substituted function type the runtime cannot
+/// instantiate), so the push dereferences a null metadata pointer (SIGSEGV at `0xfffffffffffffff8`). Debug builds run.
+/// The reduced case, crashing with `swiftc -O` and running with `-Onone`:
+///
+///     enum Box { @TaskLocal static var admission: (@Sendable () -> Bool)? }
+///     @inline(never) func check() -> Bool { Box.admission?() ?? true }
+///     @inline(never) func write(_ s: String) -> Bool {
+///         let flag = s.count > 0
+///         return Box.$admission.withValue({ flag }) { check() }
+///     }
+///     print(write(CommandLine.arguments[0]))
+///
+/// A nominal type (this struct, or a final class) as the value is pushed with its own metadata and runs optimized.
+/// Keep every task-local of this package nominal-typed: `scripts/check-task-locals.sh` fails CI on one that is not.
+package struct WriteAdmission: Sendable {
+    /// Whether the write may go ahead, asked with the lock held.
+    package let allows: @Sendable () -> Bool
+
+    /// Wraps `allows`.
+    package init(_ allows: @escaping @Sendable () -> Bool) { self.allows = allows }
 }
 
 extension PrivacyManagerDiagnostic {
