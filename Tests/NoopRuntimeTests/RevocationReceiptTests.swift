@@ -100,3 +100,74 @@ private final class DedicatedThreadExecutor: TaskExecutor {
         #expect(!report.isComplete)
     }
 }
+
+/// A push registration whose start waits until the test releases it: a start under way.
+private final class SlowStartingPush: Subsystem {
+    let name = "push"
+    let requiredFeatures: Feature = .push
+    let starting = AsyncPause()
+
+    func start() async throws { await starting.pause() }
+    func stop(reason: StopReason) async {}
+    func purge() async -> PurgeReport { PurgeReport(removedFiles: ["push/registration.json"]) }
+}
+
+/// The receipt names a subsystem whose start was under way when revoke-all began.
+@Suite struct RevocationStartUnderWayTests {
+    @Test func aStartUnderWayWhenRevokeAllBeganIsNamedInTheReceipt() async throws {
+        let privacy = gate(.push)
+        let consent = ConsentManager(privacy: privacy, ledger: InMemoryConsentLedger())
+        let runtime = SubsystemRuntime(privacy: privacy)
+        let push = SlowStartingPush()
+        runtime.register(push)
+        runtime.start()
+        await push.starting.arrived.wait()  // its start is under way
+
+        var revocation = ConsentRevocation(
+            consent: consent, runtime: runtime, identifier: AnonymousIdentifier(privacy: privacy, url: nil),
+            deadline: unhurriedDeadline)
+        // Let the start finish once everything is off: the runtime then stops and purges it.
+        revocation.stepObserver = { step in if step == .recorded { push.starting.released.open() } }
+        let report = await revocation.revokeAll()
+
+        #expect(report.stoppedSubsystems == ["push"])
+        #expect(report.purges.map(\.subsystem) == ["push"])
+        #expect(String(describing: report).contains("stopped: push"))
+    }
+}
+
+/// A push registration whose start, under way, fails once the revocation closed its gate (its request is refused).
+private final class FailingStartPush: Subsystem {
+    let name = "push"
+    let requiredFeatures: Feature = .push
+    let starting = AsyncPause()
+
+    func start() async throws {
+        await starting.pause()
+        throw GatedIOError.gateClosed(.push)
+    }
+    func stop(reason: StopReason) async {}
+    func purge() async -> PurgeReport { PurgeReport(removedFiles: ["push/registration.json"]) }
+}
+
+extension RevocationStartUnderWayTests {
+    @Test func aStartUnderWayThatFailsOnceRevokedIsNamedAsStoppedInTheReceipt() async throws {
+        let privacy = gate(.push)
+        let consent = ConsentManager(privacy: privacy, ledger: InMemoryConsentLedger())
+        let runtime = SubsystemRuntime(privacy: privacy)
+        let push = FailingStartPush()
+        runtime.register(push)
+        runtime.start()
+        await push.starting.arrived.wait()
+
+        var revocation = ConsentRevocation(
+            consent: consent, runtime: runtime, identifier: AnonymousIdentifier(privacy: privacy, url: nil),
+            deadline: unhurriedDeadline)
+        revocation.stepObserver = { step in if step == .recorded { push.starting.released.open() } }
+        let report = await revocation.revokeAll()
+
+        #expect(report.stoppedSubsystems == ["push"])
+        #expect(report.purges.map(\.subsystem) == ["push"])
+        #expect(String(describing: report).contains("stopped: push"))
+    }
+}

@@ -174,7 +174,7 @@ public enum TrackOutcome: Sendable, Hashable, CustomStringConvertible {
         return true
     }
 
-    /// `accepted`, `held until consent`, `refused: analytics denied`, `refused: the gate is closed for analytics`.
+    /// `accepted`, `held until consent`, `refused: analytics denied`, `refused: the gate is closed for [analytics]`.
     public var description: String {
         switch self {
         case .accepted: "accepted"
