@@ -47,13 +47,17 @@ private struct Element {
 
         init(_ server: LoopbackHTTPServer, policy: ConsentPolicy? = nil) async {
             stack = PrivacyStack(
-                configuration: PrivacyConfiguration(enabledFeatures: []), consentPolicy: policy, dataDirectory: directory)
+                configuration: PrivacyConfiguration(enabledFeatures: []), consentPolicy: policy,
+                dataDirectory: directory)
             let uploads = stack.transport(URLSessionTransport(baseURL: server.baseURL), for: .analytics)
             events = stack.eventBuffer(
                 of: Tap.self, for: .analytics, backends: [UploadBackend(transport: uploads, path: "/ev")])
             stack.register(
-                StorageSubsystem("analytics", storage: stack.storage("analytics", for: .analytics), eventQueues: [events]))
-            erasure = ErasureRequest(via: uploads) { TransportRequest(method: "DELETE", path: "/u/\($0?.uuidString ?? "")") }
+                StorageSubsystem(
+                    "analytics", storage: stack.storage("analytics", for: .analytics), eventQueues: [events]))
+            erasure = ErasureRequest(via: uploads) {
+                TransportRequest(method: "DELETE", path: "/u/\($0?.uuidString ?? "")")
+            }
             await stack.start(erasure: erasure)
         }
 
@@ -124,7 +128,8 @@ private struct Element {
         let wired = await Wired(
             server,
             policy: ConsentPolicy(
-                version: 1, features: [.analytics: [.analytics, .tagsAndAttributes]], permittedUntilAsked: [.analytics]))
+                version: 1, features: [.analytics: [.analytics, .tagsAndAttributes]], permittedUntilAsked: [.analytics])
+        )
         defer { wired.cleanUp() }
         // Nothing decided, so no `consent` (never an empty object).
         wired.stack.privacy.enableFeatures(.analytics)

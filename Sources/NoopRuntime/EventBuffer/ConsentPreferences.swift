@@ -42,7 +42,10 @@ public struct ConsentPreferences: Sendable, Hashable {
 
     /// `{"categoryPreferences": {…}}` as JSON values, keyed by the categories' raw names.
     var wireValue: [String: [String: Bool]] {
-        ["categoryPreferences": Dictionary(uniqueKeysWithValues: categoryPreferences.map { ($0.key.rawValue, $0.value) })]
+        [
+            "categoryPreferences": Dictionary(
+                uniqueKeysWithValues: categoryPreferences.map { ($0.key.rawValue, $0.value) })
+        ]
     }
 }
 
