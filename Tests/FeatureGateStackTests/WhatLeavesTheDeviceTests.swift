@@ -121,6 +121,25 @@ private struct Element {
         #expect(second?.first?["userId"] as? String == "user-7")
     }
 
+    @Test func aChangeThatClosesTheBuffersFeatureSendsNothingThroughIt() async throws {
+        let server = try LoopbackHTTPServer { _ in .ok("{}") }
+        defer { server.stop() }
+        let wired = await Wired(server)
+        defer { wired.cleanUp() }
+        try await wired.stack.consent.setStatus(.granted, for: .analytics, source: .user)
+        try wired.events.track(Tap(button: "purged by the refusal"))
+        try await wired.stack.consent.setStatus(.denied, for: .analytics, source: .user)
+        #expect(wired.events.bufferedCount == 0, "the refusal queued nothing and purged the rest")
+        try await wired.stack.consent.setStatus(.granted, for: .analytics, source: .user)
+        try wired.events.track(Tap(button: "after"))
+        _ = await wired.events.flush()
+
+        let elements = try Element.all(in: try #require(server.requests.first))
+        #expect(elements.map(\.type) == ["consentPreferenceUpdated", nil])
+        #expect(elements.map(\.button) == [nil, "after"])
+        #expect(elements.map(\.preferences) == [["analytics": true], ["analytics": true]])
+    }
+
     @Test func anEventTrackedWithNothingDecidedCarriesNoConsentKey() async throws {
         let server = try LoopbackHTTPServer { _ in .ok("{}") }
         defer { server.stop() }

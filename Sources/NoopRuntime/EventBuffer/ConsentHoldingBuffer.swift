@@ -15,7 +15,9 @@ import FeatureGate
 ///   never handed to a backend, and at process exit they are simply gone.
 /// - When the category is granted, the held events are tracked into the buffer, oldest first. Each is the value
 ///   the SDK tracked, so a capture time inside it stays the capture time; the buffer's own rules apply (if the
-///   gate is still closed for another reason, such as the app switching the feature off, they are refused).
+///   gate is still closed for another reason, such as the app switching the feature off, they are refused). A
+///   buffer that follows consent stamps them with the consent in force then, the grant that let them in, after
+///   the grant's own consent change.
 /// - When the category is denied or restricted, the held events are dropped and counted (``purgedCount``).
 /// - Otherwise (the buffer closed and the category decided) events are refused as the buffer refuses them.
 ///
