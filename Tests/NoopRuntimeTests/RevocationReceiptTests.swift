@@ -114,22 +114,35 @@ private final class SlowStartingPush: Subsystem {
 
 /// The receipt names a subsystem whose start was under way when revoke-all began.
 @Suite struct RevocationStartUnderWayTests {
-    @Test func aStartUnderWayWhenRevokeAllBeganIsNamedInTheReceipt() async throws {
+    /// Starts `subsystem` (push, on), waits until its start is under way (`starting`), then revokes all, letting
+    /// the start go on once everything is off.
+    private func revokeWhileStarting(_ subsystem: any Subsystem, _ starting: AsyncPause) async -> RevocationReport {
         let privacy = gate(.push)
         let consent = ConsentManager(privacy: privacy, ledger: InMemoryConsentLedger())
         let runtime = SubsystemRuntime(privacy: privacy)
-        let push = SlowStartingPush()
-        runtime.register(push)
+        runtime.register(subsystem)
         runtime.start()
-        await push.starting.arrived.wait()  // its start is under way
+        await starting.arrived.wait()  // its start is under way
 
         var revocation = ConsentRevocation(
             consent: consent, runtime: runtime, identifier: AnonymousIdentifier(privacy: privacy, url: nil),
             deadline: unhurriedDeadline)
-        // Let the start finish once everything is off: the runtime then stops and purges it.
-        revocation.stepObserver = { step in if step == .recorded { push.starting.released.open() } }
-        let report = await revocation.revokeAll()
+        revocation.stepObserver = { step in if step == .recorded { starting.released.open() } }
+        return await revocation.revokeAll()
+    }
 
+    @Test func aStartUnderWayWhenRevokeAllBeganIsNamedInTheReceipt() async throws {
+        let push = SlowStartingPush()
+        // The start finishes once everything is off: the runtime then stops and purges it.
+        let report = await revokeWhileStarting(push, push.starting)
+        #expect(report.stoppedSubsystems == ["push"])
+        #expect(report.purges.map(\.subsystem) == ["push"])
+        #expect(String(describing: report).contains("stopped: push"))
+    }
+
+    @Test func aStartUnderWayThatFailsOnceRevokedIsNamedAsStoppedInTheReceipt() async throws {
+        let push = FailingStartPush()
+        let report = await revokeWhileStarting(push, push.starting)
         #expect(report.stoppedSubsystems == ["push"])
         #expect(report.purges.map(\.subsystem) == ["push"])
         #expect(String(describing: report).contains("stopped: push"))
@@ -148,26 +161,4 @@ private final class FailingStartPush: Subsystem {
     }
     func stop(reason: StopReason) async {}
     func purge() async -> PurgeReport { PurgeReport(removedFiles: ["push/registration.json"]) }
-}
-
-extension RevocationStartUnderWayTests {
-    @Test func aStartUnderWayThatFailsOnceRevokedIsNamedAsStoppedInTheReceipt() async throws {
-        let privacy = gate(.push)
-        let consent = ConsentManager(privacy: privacy, ledger: InMemoryConsentLedger())
-        let runtime = SubsystemRuntime(privacy: privacy)
-        let push = FailingStartPush()
-        runtime.register(push)
-        runtime.start()
-        await push.starting.arrived.wait()
-
-        var revocation = ConsentRevocation(
-            consent: consent, runtime: runtime, identifier: AnonymousIdentifier(privacy: privacy, url: nil),
-            deadline: unhurriedDeadline)
-        revocation.stepObserver = { step in if step == .recorded { push.starting.released.open() } }
-        let report = await revocation.revokeAll()
-
-        #expect(report.stoppedSubsystems == ["push"])
-        #expect(report.purges.map(\.subsystem) == ["push"])
-        #expect(String(describing: report).contains("stopped: push"))
-    }
 }
