@@ -124,7 +124,7 @@ public struct EventBatch<Event: Sendable>: Sendable {
     /// The batch's request body: `encode`'s result on the first call, the same bytes on every later call, from any
     /// copy of the batch (the buffer retries a failed batch as the same value, in this flush or a later one).
     ///
-    /// Call it from ``EventBackend/deliver(_:)-(EventBatch<Event>)`` so that every retry under the batch's
+    /// Call it from the batch form of `EventBackend.deliver(_:)` so that every retry under the batch's
     /// ``idempotencyKey`` is byte for byte the same request: a server that fingerprints the body under the key (as
     /// the IETF idempotency-key draft and Stripe do) refuses a retry whose bytes differ. A batch goes to one backend
     /// only, so one encoding is all it needs. When `encode` throws, nothing is kept and the error is rethrown.
