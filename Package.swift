@@ -59,7 +59,10 @@ let package = Package(
         ),
         .executableTarget(
             name: "consent-demo",
-            dependencies: ["FeatureGate", "FeatureGateConfig", "FeatureGateIAB", "FeatureGateRemote", "NoopRuntime"],
+            dependencies: [
+                "FeatureGate", "FeatureGateConfig", "FeatureGateIAB", "FeatureGateRemote", "FeatureGateStack",
+                "NoopRuntime",
+            ],
             path: "Examples/ConsentDemo"
         ),
         // The child processes of the multi-process tests: writers killed mid-save, processes sharing a data directory.

@@ -5,7 +5,8 @@
 # ends with revoke-all must leave only the gate's state file and the consent ledger behind. Events tracked while
 # consent is undecided (held in memory) cause no I/O either, and a revoke-all landing while a flush waits on a
 # slow collector lets no event reach it afterwards. The remote-data refresher is registered in every run (each
-# `remote` step asks it to refresh): while every feature is off it sends nothing and keeps nothing.
+# `remote` step asks it to refresh): while every feature is off it sends nothing and keeps nothing. The README's own
+# wiring, with its real URLSessionTransport, creating it and tracking with every feature off, is traced too.
 #
 # What counts (anything outside /dev and /proc, from any thread, attempted even if it failed):
 #   create   open/openat/creat with O_CREAT, O_WRONLY, O_RDWR, O_TRUNC or O_APPEND; mkdir, link, symlink, mknod
@@ -103,7 +104,8 @@ run() {
     local name=$1
     shift
     : > "$work/$name.trace.found"
-    if ! strace -f -qq -y -s 16 -o "$work/$name.trace" -e trace="$syscalls" "$demo" "$@" > "$work/$name.out" 2>&1; then
+    if ! env HOME="${DEMO_HOME:-$HOME}" strace -f -qq -y -s 16 -o "$work/$name.trace" -e trace="$syscalls" "$demo" "$@" \
+        > "$work/$name.out" 2>&1; then
         echo "verify-silence: the demo failed in run '$name':" >&2
         cat "$work/$name.out" >&2
         exit 1
@@ -116,6 +118,30 @@ report() {
     printf '%-58s %7s %6s %7s %7s %8s %5s %7s %12s\n' "$@"
 }
 report run creates writes renames deletes connects sends sockets tcp-connects
+
+# The README's "Use it" wiring as written (`--readme N`): PrivacyStack, a real URLSessionTransport, an analytics
+# buffer with its UploadBackend, a push registration; started, then events tracked and flushed, every feature off.
+# Creating URLSessionTransport must not make its session's configuration (on Linux that alone creates directories
+# under $HOME), so it runs with a fresh $HOME, which must stay empty.
+mkdir -p "$work/readme-home"
+DEMO_HOME="$work/readme-home" run readme-off --data-dir "$work/readme-off-data" --readme 5
+read -r c w r d n s k i < "$work/readme-off.counts"
+report "README wiring, disabled (URLSessionTransport, track:5)" "$c" "$w" "$r" "$d" "$n" "$s" "$k" "$i"
+if ! grep -q '^features  \[\]$' "$work/readme-off.out" || ! grep -q '^tracked   0 of 5 event(s); refused 5$' "$work/readme-off.out"; then
+    echo "verify-silence: FAILED: the README run did not track its 5 events with every feature off:" >&2
+    cat "$work/readme-off.out" >&2
+    failed=1
+fi
+if (( c + w + r + d + n + s + k > 0 )); then
+    echo "verify-silence: FAILED: the README's wiring did I/O with every feature off:" >&2
+    head -20 "$work/readme-off.trace.found" >&2
+    failed=1
+fi
+if [[ -e "$work/readme-off-data" || -n "$(ls -A "$work/readme-home")" ]]; then
+    echo "verify-silence: FAILED: the README's wiring created its data dir or something under \$HOME:" >&2
+    (cd "$work" && find readme-home readme-off-data 2> /dev/null) >&2
+    failed=1
+fi
 
 # Everything disabled: the default config (default-off; a missing file also means off). The data dir must not
 # even be created.

@@ -58,6 +58,11 @@ enum ConsentDemo {
 
         /// The demo's clock: the real time, moved on by `advance:` steps so answers can be seen to expire.
         let clock = LockedValue(Date())
+        if let count = options.readmeEvents {
+            await runReadmeWiring(
+                configuration: config.configuration, policy: config.policy, dataDirectory: dataDirectory, events: count)
+            return
+        }
         let sdk = DemoSDK(
             dataDirectory: dataDirectory, configuration: config.configuration, policy: config.policy,
             region: options.region,

@@ -50,7 +50,7 @@ enum DemoStep: CustomStringConvertible {
 struct DemoOptions {
     static let usage = """
         usage: consent-demo [--config FILE] [--data-dir DIR] [--steps LIST] [--slow-collector MS]
-                            [--hold-undecided] [--region CODE]
+                            [--hold-undecided] [--region CODE] [--readme N]
 
           --config FILE    config file read by FeatureGateConfig (JSON or plist, strict: a typo is an error with
                            its line), default Examples/Configs/default-off.json; a missing file means every
@@ -94,6 +94,10 @@ struct DemoOptions {
           --hold-undecided analytics events tracked while analytics consent is undecided are held in memory
                            (never written, never sent) until it is granted (queued) or denied (dropped)
           --region CODE    where the user is at launch (default: unknown, so only the policy's default applies)
+          --readme N       instead of the steps: the README's "Use it" wiring as written (PrivacyStack, a real
+                           URLSessionTransport to https://api.example.com, an analytics buffer with its upload, a
+                           push registration), started, then N events tracked and flushed; prints what each
+                           track did. With every feature off it touches no file, directory or socket
 
         Lifetimes and regions: \(lifetimeFlow)
         """
@@ -111,13 +115,15 @@ struct DemoOptions {
     var slowCollector: Duration?
     var holdUndecided = false
     var region: ConsentRegion?
+    /// `--readme N`: the README's wiring, N events tracked.
+    var readmeEvents: Int?
 
     init(arguments: [String]) throws {
         var stepList = Self.scriptedFlow
         var remaining = arguments[...]
         while let flag = remaining.popFirst() {
             switch flag {
-            case "--config", "--data-dir", "--steps", "--slow-collector", "--region":
+            case "--config", "--data-dir", "--steps", "--slow-collector", "--region", "--readme":
                 guard let value = remaining.popFirst() else { throw DemoError("\(flag) needs a value") }
                 switch flag {
                 case "--config": configPath = value
@@ -132,6 +138,11 @@ struct DemoOptions {
                         throw DemoError("--region \(value): expected a country (US) or a subdivision (US-CA)")
                     }
                     self.region = region
+                case "--readme":
+                    guard let count = Int(value), count >= 0 else {
+                        throw DemoError("--readme \(value): expected a number of events")
+                    }
+                    readmeEvents = count
                 default: stepList = value
                 }
             case "--hold-undecided":

@@ -110,11 +110,19 @@ public final class PrivacyStack: Sendable {
     }
 
     /// An event buffer open while `features` are all enabled, delivering to `backends` on each flush.
+    ///
+    /// It is wired to the stack's ``identifier`` and ``consent``: every batch names the anonymous identifier that
+    /// ``revokeAll(source:erasure:)``'s erasure request names (`EventBatch.anonymousId`, created on the first flush
+    /// that has something to send), each event keeps the consent decisions in force when it was tracked, and each
+    /// consent change made while the buffer is open is queued in order with the events (see `UploadBackend` for the
+    /// wire format).
     public func eventBuffer<Event: Sendable>(
         of _: Event.Type = Event.self, for features: Feature, capacity: Int = 1_000,
         backends: [any EventBackend<Event>]
     ) -> GatedEventBuffer<Event> {
-        GatedEventBuffer(features: features, capacity: capacity, privacy: privacy, backends: backends, counter: counter)
+        GatedEventBuffer(
+            features: features, capacity: capacity, privacy: privacy, backends: backends, counter: counter,
+            consent: consent, identifier: identifier)
     }
 
     // MARK: - Lifetime

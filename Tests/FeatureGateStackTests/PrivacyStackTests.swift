@@ -96,7 +96,8 @@ private struct Tapped: Codable, Sendable, Equatable {
         await stack.settle()
         _ = try stack.identifier.current()
         try events.track(Tapped(button: "buy"))
-        #expect(String(describing: await events.flush()) == "flushed: upload delivered 1 event")
+        // The grant's consent change, then the event.
+        #expect(String(describing: await events.flush()) == "flushed: upload delivered 2 events")
         try events.track(Tapped(button: "queued, then purged"))
         #expect(directory.files.contains("push/registration.json"))
 
@@ -108,7 +109,7 @@ private struct Tapped: Codable, Sendable, Equatable {
         #expect(report.erasure.wasSent)
         #expect(Set(report.purges.map(\.subsystem)) == ["analytics", "push"])
         #expect(report.totalPurged.removedFiles == ["push/registration.json"])
-        #expect(report.totalPurged.droppedItems == 1)
+        #expect(report.totalPurged.droppedItems == 2, "the queued event and the refusal's consent change")
         #expect(Set(report.stoppedSubsystems) == ["analytics", "push"])
         #expect(server.paths.first == "POST /events")
         #expect(server.paths.last?.hasPrefix("DELETE /users/") == true)
@@ -130,7 +131,8 @@ private struct Tapped: Codable, Sendable, Equatable {
             stack.privacy.enableFeatures(.push)
             await stack.settle()
             _ = stack.privacy.beginRevocation(
-                PendingRevocation(anonymousIdentifier: nil, isErasureOwed: true), refusing: [.analytics])
+                PendingRevocation(anonymousIdentifier: try stack.identifier.current(), isErasureOwed: true),
+                refusing: [.analytics])
             await stack.runtime.shutdown()
         }
         #expect(directory.files.contains("push/registration.json"))

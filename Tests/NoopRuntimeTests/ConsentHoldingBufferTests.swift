@@ -29,7 +29,7 @@ import Testing
     @Test func eventsTrackedWhileUndecidedAreHeldInMemoryAndReachNothing() async {
         let setup = await setUp()
         #expect(!setup.buffer.isOpen)
-        for event in 1...5 { #expect(setup.hold.track(event)) }
+        for event in 1...5 { #expect(setup.hold.track(event) == .heldUntilConsent) }
         #expect(setup.hold.heldCount == 5)
         let report = await setup.buffer.flush()
         #expect(report.outcome == .purged && report.purgedEvents == 0)
@@ -57,10 +57,26 @@ import Testing
         try await setup.consent.setStatus(status, for: .analytics, source: .user)
         #expect(setup.hold.heldCount == 0)
         #expect(setup.hold.purgedCount == 4)
-        #expect(!setup.hold.track(5), "decided and closed: refused")
+        #expect(setup.hold.track(5) == .refused(.consent(.analytics, status)), "decided and closed: refused")
         try await setup.consent.setStatus(.granted, for: .analytics, source: .user)
         _ = await setup.buffer.flush()
         #expect(setup.backend.delivered.isEmpty, "nothing held before the denial comes back")
+    }
+
+    /// `track` tells held from accepted from refused, and says why a refusal happened.
+    @Test func trackSaysWhetherTheEventWasAcceptedHeldOrRefusedAndWhy() async throws {
+        let setup = await setUp()
+        #expect(setup.hold.track(1) == .heldUntilConsent)
+        #expect(setup.hold.track(1).isKept)
+        try await setup.consent.setStatus(.granted, for: .analytics, source: .user)
+        #expect(setup.hold.track(2) == .accepted)
+        // Off for another reason than the category's answer: the app switched analytics off.
+        setup.privacy.disableFeatures(.analytics)
+        #expect(setup.hold.track(3) == .refused(.gateClosed(.analytics)))
+        #expect(!setup.hold.track(3).isKept)
+        #expect(String(describing: setup.hold.track(3)) == "refused: the gate is closed for [analytics]")
+        try await setup.consent.setStatus(.denied, for: .analytics, source: .user)
+        #expect(String(describing: setup.hold.track(4)) == "refused: analytics denied")
     }
 
     @Test func theHoldIsBoundedAndDropsTheOldest() async throws {

@@ -251,6 +251,7 @@ private struct FileSDK {
         // Enabled again, but no subsystem needs feature flags: nothing starts, so the permit stays spent.
         sdk.privacy.enableFeatures(.featureFlags)
         await sdk.runtime.settle()
+        _ = try sdk.identifier.current()  // an identifier to erase, so the permit is what refuses the request
 
         let report = await sdk.revocation.revokeAll(erasure: sdk.erasure)
 
@@ -301,6 +302,7 @@ private struct FileSDK {
         ledger.refuse = false
         try await sdk.consent.setStatus(.granted, for: .analytics, source: .user)
         await sdk.runtime.settle()
+        _ = try sdk.identifier.current()
         ledger.refuse = true
 
         let report = await sdk.revocation.revokeAll(erasure: sdk.erasure)
@@ -324,15 +326,16 @@ private struct FileSDK {
         let erasure = ErasureRequest(
             via: GatedTransport(transport, features: .analytics, privacy: privacy, counter: IOCounter())
         ) { _ in TransportRequest(method: "POST", path: "/erasure") }
+        let identifier = AnonymousIdentifier(privacy: privacy, url: nil)
         let revocation = ConsentRevocation(
-            consent: consent, runtime: runtime, identifier: AnonymousIdentifier(privacy: privacy, url: nil),
-            deadline: unhurriedDeadline)
+            consent: consent, runtime: runtime, identifier: identifier, deadline: unhurriedDeadline)
         let periods = 100
         let callers = 10
 
         for period in 0..<periods {
             try await consent.setStatus(.granted, for: .analytics, source: .user)
             await runtime.settle()
+            _ = try identifier.current()  // something went out under it: there is something to erase
             let sent = await withTaskGroup(of: Bool.self) { group in
                 for _ in 0..<callers {
                     group.addTask { await revocation.revokeAll(erasure: erasure).erasure.wasSent }

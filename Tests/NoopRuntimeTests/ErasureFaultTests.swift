@@ -44,6 +44,8 @@ private struct ErasureSDK {
         ) { _ in TransportRequest(method: "POST", path: "/api/erasure") }
         try await consent.setStatus(.granted, for: .analytics, source: .user)
         await runtime.settle()
+        // Something was uploaded under the install's identifier: the erasure names it.
+        _ = try identifier.current()
     }
 
     var keys: [String?] { server.requests.map { $0.header(ErasureRequest.idempotencyKeyHeader) } }

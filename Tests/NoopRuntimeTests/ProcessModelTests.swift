@@ -242,6 +242,9 @@ import Testing
             trace.append("\(operation)" + (killAt.map { " killed after \($0) I/O" } ?? ""))
             let process = processes[p]
             let wasEnabled = process.privacy.reasons().contains(where: \.isLocallyEnabled)
+            // The SDK uploaded under its identifier, which exists while something is in force: the erasure names it.
+            // With none (everything locally on was withheld), there is nothing to erase, and nothing is owed.
+            let hadIdentifier = (try? process.revocation.identifier.current()) != nil
             let sentBefore = server.all.count
             process.io.killAfter(killAt)
             var id: Int?
@@ -277,7 +280,10 @@ import Testing
             // What the files say now: a revocation that recorded itself must finish, and owes its erasure.
             let stored = FileManager.default.contents(atPath: directory.stateFile.path(percentEncoded: false))
             let pending = stored.flatMap { try? FeatureStateRecord(decoding: $0).pendingRevocation }
-            if let pending, pending.isErasureOwed { model.owedKeys.insert(pending.requestKey.uuidString) }
+            // (An erasure that would name no install, with nothing sent, is owed nothing: there is nothing to erase.)
+            if let pending, pending.isErasureOwed, pending.anonymousIdentifier != nil {
+                model.owedKeys.insert(pending.requestKey.uuidString)
+            }
             switch operation {
             case .grant(_, let category):
                 // Acknowledged or in flight, it may have happened.
@@ -286,7 +292,7 @@ import Testing
             case .revoke where (killAt ?? 1) >= 1:
                 // Its first I/O is the write that records it: past that, it began, and must finish.
                 model.mustBeDenied.formUnion(categories)
-                if wasEnabled && pending == nil && server.all.count == sentBefore {
+                if wasEnabled && hadIdentifier && pending == nil && server.all.count == sentBefore {
                     failures.append(
                         "a revocation began with something enabled, and its erasure is neither sent nor owed")
                 }

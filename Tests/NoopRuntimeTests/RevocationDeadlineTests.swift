@@ -99,6 +99,7 @@ private final class ScriptedDeadlines: Sendable {
 
     @Test func anErasureRequestStuckInAHangingTransportIsCancelled() async throws {
         let (revocation, _, hanging, transport) = await setUp(deadlines: { [Latch(), $1.started] }) { _, _ in }
+        _ = try revocation.identifier.current()  // an identifier to erase
         let report = await revocation.revokeAll(
             erasure: ErasureRequest(via: transport) { _ in TransportRequest(method: "POST", path: "/erasure") })
         #expect(report.cancelled == [CancelledOperation(subsystem: "erasure request", operation: "send")])

@@ -100,3 +100,65 @@ private final class DedicatedThreadExecutor: TaskExecutor {
         #expect(!report.isComplete)
     }
 }
+
+/// A push registration whose start waits until the test releases it: a start under way.
+private final class SlowStartingPush: Subsystem {
+    let name = "push"
+    let requiredFeatures: Feature = .push
+    let starting = AsyncPause()
+
+    func start() async throws { await starting.pause() }
+    func stop(reason: StopReason) async {}
+    func purge() async -> PurgeReport { PurgeReport(removedFiles: ["push/registration.json"]) }
+}
+
+/// The receipt names a subsystem whose start was under way when revoke-all began.
+@Suite struct RevocationStartUnderWayTests {
+    /// Starts `subsystem` (push, on), waits until its start is under way (`starting`), then revokes all, letting
+    /// the start go on once everything is off.
+    private func revokeWhileStarting(_ subsystem: any Subsystem, _ starting: AsyncPause) async -> RevocationReport {
+        let privacy = gate(.push)
+        let consent = ConsentManager(privacy: privacy, ledger: InMemoryConsentLedger())
+        let runtime = SubsystemRuntime(privacy: privacy)
+        runtime.register(subsystem)
+        runtime.start()
+        await starting.arrived.wait()  // its start is under way
+
+        var revocation = ConsentRevocation(
+            consent: consent, runtime: runtime, identifier: AnonymousIdentifier(privacy: privacy, url: nil),
+            deadline: unhurriedDeadline)
+        revocation.stepObserver = { step in if step == .recorded { starting.released.open() } }
+        return await revocation.revokeAll()
+    }
+
+    @Test func aStartUnderWayWhenRevokeAllBeganIsNamedInTheReceipt() async throws {
+        let push = SlowStartingPush()
+        // The start finishes once everything is off: the runtime then stops and purges it.
+        let report = await revokeWhileStarting(push, push.starting)
+        #expect(report.stoppedSubsystems == ["push"])
+        #expect(report.purges.map(\.subsystem) == ["push"])
+        #expect(String(describing: report).contains("stopped: push"))
+    }
+
+    @Test func aStartUnderWayThatFailsOnceRevokedIsNamedAsStoppedInTheReceipt() async throws {
+        let push = FailingStartPush()
+        let report = await revokeWhileStarting(push, push.starting)
+        #expect(report.stoppedSubsystems == ["push"])
+        #expect(report.purges.map(\.subsystem) == ["push"])
+        #expect(String(describing: report).contains("stopped: push"))
+    }
+}
+
+/// A push registration whose start, under way, fails once the revocation closed its gate (its request is refused).
+private final class FailingStartPush: Subsystem {
+    let name = "push"
+    let requiredFeatures: Feature = .push
+    let starting = AsyncPause()
+
+    func start() async throws {
+        await starting.pause()
+        throw GatedIOError.gateClosed(.push)
+    }
+    func stop(reason: StopReason) async {}
+    func purge() async -> PurgeReport { PurgeReport(removedFiles: ["push/registration.json"]) }
+}

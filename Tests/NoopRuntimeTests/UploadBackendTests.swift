@@ -19,8 +19,8 @@ private struct Upload {
         key = request.header("Idempotency-Key")
         let array = try #require(try JSONSerialization.jsonObject(with: request.body) as? [[String: Any]])
         events = try array.map { element in
-            // Exactly the two members the wire format names.
-            #expect(Set(element.keys) == ["id", "event"])
+            // Exactly the members the wire format names (no consent decided, no user set).
+            #expect(Set(element.keys) == ["id", "anonymousId", "event"])
             let id = try #require(element["id"] as? String)
             let event = try JSONSerialization.data(withJSONObject: try #require(element["event"]))
             return (id, try JSONDecoder().decode(Tap.self, from: event))
@@ -41,7 +41,26 @@ private struct Upload {
             features: .analytics, capacity: 100, privacy: privacy,
             backends: [UploadBackend(transport: uploads, path: "/api/events")],
             retryPolicy: RetryPolicy(maxAttempts: 1, initialDelay: .zero, maxDelay: .zero), counter: IOCounter(),
-            sleep: { _ in }, flushDeadline: .seconds(120), now: { clock.seconds })
+            sleep: { _ in }, flushDeadline: .seconds(120), now: { clock.seconds },
+            identifier: AnonymousIdentifier(privacy: privacy, url: nil))
+    }
+
+    /// A batch of `events` for one install.
+    private func batch(_ events: Tap...) -> EventBatch<Tap> {
+        EventBatch(events: events.map { IdentifiedEvent($0) }, anonymousId: UUID())
+    }
+
+    @Test func aBatchThatNamesNoInstallIsNotSent() async throws {
+        let server = try LoopbackHTTPServer { _ in .ok("{}") }
+        defer { server.stop() }
+        let backend = uploadBackend(server)
+        await #expect(throws: UploadBackendError.noAnonymousIdentifier) {
+            try await backend.deliver(EventBatch(events: [IdentifiedEvent(Tap(name: "tap", value: 1))]))
+        }
+        await #expect(throws: UploadBackendError.noAnonymousIdentifier) {
+            try await backend.deliver([Tap(name: "tap", value: 1)])
+        }
+        #expect(server.requests.isEmpty)
     }
 
     /// The backend alone, called directly.
@@ -122,7 +141,7 @@ private struct Upload {
         defer { server.stop() }
         let backend = uploadBackend(server)
         await #expect(throws: RetryAfterError(statusCode: status, delay: .seconds(120))) {
-            try await backend.deliver([Tap(name: "tap", value: 1)])
+            try await backend.deliver(batch(Tap(name: "tap", value: 1)))
         }
     }
 
@@ -135,10 +154,10 @@ private struct Upload {
         defer { server.stop() }
         let backend = uploadBackend(server)
         let error = await #expect(throws: UploadRejected.self) {
-            try await backend.deliver([Tap(name: "tap", value: 1)])
+            try await backend.deliver(batch(Tap(name: "tap", value: 1)))
         }
         #expect(error?.statusCode == status)
-        // The array form sends a batch too: a key, and an identifier per event.
+        // A key, and an identifier per event.
         let upload = try Upload(try #require(server.requests.first))
         #expect(upload.key.flatMap(UUID.init(uuidString:)) != nil)
         #expect(upload.events.map(\.event) == [Tap(name: "tap", value: 1)])

@@ -99,7 +99,7 @@ final class AnalyticsSubsystem: Subsystem {
             anonymousID: anonymousID.map { $0.uuidString.lowercased() },
             properties: event.properties.mapValues(JSONEventValue.init)
         )
-        if let hold { return hold.track(queued) }
+        if let hold { return hold.track(queued).isKept }
         return (try? buffer.track(queued)) != nil
     }
 }

@@ -29,3 +29,12 @@ extension PrivacyManager {
         }
     }
 }
+
+extension PrivacyManager {
+    /// Each category's status as the consent layer last judged it (every category of the policy and any other with
+    /// an answer); empty before a consent manager attached. Read under the gate's lock, without waiting for the
+    /// consent manager: an event buffer takes the consent in force when an event is tracked from here.
+    package var consentStatuses: [ConsentCategory: ConsentStatus] {
+        state.withLock { $0.rules.consent?.decisions.mapValues(\.status) ?? [:] }
+    }
+}

@@ -25,8 +25,9 @@ import Foundation
 ///   valid payload is kept in its own file and read in `init`, so it holds from the first check of the next launch
 ///   (see ``applyRemotePayload(_:entityTag:lastModified:)``); it is never written into the local layer.
 ///
-/// Consent and the kill switch only take away, and never erase a choice: lifting them restores exactly what was
-/// there. ``reason(for:)`` explains every layer.
+/// The kill switch only takes away, and never erases a choice: lifting it restores exactly what was there. Consent
+/// takes away with a refusal, and a grant turns on the features its category maps (by default `analytics` maps
+/// analytics and tags and attributes), whatever the configuration enabled. ``reason(for:)`` explains every layer.
 ///
 /// ## Start-up
 /// The store is read once, in `init`. A stored record's decided flags win over the configuration unless

@@ -5,7 +5,7 @@ import FeatureGate
 ///
 /// ```swift
 /// let events = await ConsentHoldingBuffer(buffer: buffer, consent: consent, category: .analytics, capacity: 50)
-/// events.track(event)   // before the banner is answered: held in memory
+/// events.track(event)   // before the banner is answered: .heldUntilConsent, in memory
 /// // the user grants analytics: the held events join the buffer, oldest first, then flush as usual
 /// ```
 ///
@@ -15,7 +15,9 @@ import FeatureGate
 ///   never handed to a backend, and at process exit they are simply gone.
 /// - When the category is granted, the held events are tracked into the buffer, oldest first. Each is the value
 ///   the SDK tracked, so a capture time inside it stays the capture time; the buffer's own rules apply (if the
-///   gate is still closed for another reason, such as the app switching the feature off, they are refused).
+///   gate is still closed for another reason, such as the app switching the feature off, they are refused). A
+///   buffer that follows consent stamps them with the consent in force then, the grant that let them in, after
+///   the grant's own consent change.
 /// - When the category is denied or restricted, the held events are dropped and counted (``purgedCount``).
 /// - Otherwise (the buffer closed and the category decided) events are refused as the buffer refuses them.
 ///
@@ -66,22 +68,36 @@ public final class ConsentHoldingBuffer<Event: Sendable>: Sendable {
 
     /// Tracks `event`: into the buffer while it is open, held while the category is undecided, refused otherwise.
     ///
-    /// - Returns: Whether the event was accepted (queued or held).
+    /// - Returns: What became of the event: ``TrackOutcome/accepted`` (queued in the buffer),
+    ///   ``TrackOutcome/heldUntilConsent`` (in memory until the category is answered), or
+    ///   ``TrackOutcome/refused(_:)`` with why (nothing kept). Before this release it returned a `Bool`, `true` for
+    ///   accepted or held: that is ``TrackOutcome/isKept``.
     @discardableResult
-    public func track(_ event: Event) -> Bool {
+    public func track(_ event: Event) -> TrackOutcome {
         // One call into the buffer at most, so a refused event is counted once.
-        if buffer.isOpen { return (try? buffer.track(event)) != nil }
-        let held = state.withLock { state -> Bool in
-            guard state.status == .unknown, !buffer.isOpen else { return false }
+        if buffer.isOpen { return intoBuffer(event) }
+        let (held, status) = state.withLock { state -> (Bool, ConsentStatus) in
+            guard state.status == .unknown, !buffer.isOpen else { return (false, state.status) }
             if state.held.count == capacity {
                 state.held.removeFirst()
                 state.dropped += 1
             }
             state.held.append(event)
-            return true
+            return (true, state.status)
         }
-        if held { return true }
-        return (try? buffer.track(event)) != nil
+        if held { return .heldUntilConsent }
+        return intoBuffer(event, status: status)
+    }
+
+    /// Tracks `event` into the buffer; a refusal says why: the category's refusal (`status`) or the closed gate.
+    private func intoBuffer(_ event: Event, status: ConsentStatus? = nil) -> TrackOutcome {
+        do {
+            try buffer.track(event)
+            return .accepted
+        } catch {
+            if let status, status.isRefusal || status == .expired { return .refused(.consent(category, status)) }
+            return .refused(.gateClosed(buffer.features))
+        }
     }
 
     /// Events held in memory right now.
@@ -131,5 +147,42 @@ public final class ConsentHoldingBuffer<Event: Sendable>: Sendable {
         var dropped = 0
         var purged = 0
         var released = 0
+    }
+}
+
+/// What ``ConsentHoldingBuffer/track(_:)`` did with an event.
+public enum TrackOutcome: Sendable, Hashable, CustomStringConvertible {
+    /// Queued in the buffer: delivered at a flush while its features stay on.
+    case accepted
+    /// Held in memory (never written, never sent) because the category is not answered yet: queued in the buffer if
+    /// it is granted, dropped if it is refused.
+    case heldUntilConsent
+    /// Not kept anywhere; the payload says why.
+    case refused(Refusal)
+
+    /// Why an event was refused.
+    public enum Refusal: Sendable, Hashable {
+        /// The category was answered with this status: `denied`, `restricted`, or `expired` (an answer that ran
+        /// out is not consent).
+        case consent(ConsentCategory, ConsentStatus)
+        /// The buffer's features are off for another reason than this category's answer: the app switched one
+        /// off, the server's kill switch, another category that maps it, revoke-all.
+        case gateClosed(Feature)
+    }
+
+    /// Whether the event was kept: accepted or held (what `track` returned as `true` before this release).
+    public var isKept: Bool {
+        if case .refused = self { return false }
+        return true
+    }
+
+    /// `accepted`, `held until consent`, `refused: analytics denied`, `refused: the gate is closed for [analytics]`.
+    public var description: String {
+        switch self {
+        case .accepted: "accepted"
+        case .heldUntilConsent: "held until consent"
+        case .refused(.consent(let category, let status)): "refused: \(category) \(status)"
+        case .refused(.gateClosed(let features)): "refused: the gate is closed for \(features)"
+        }
     }
 }

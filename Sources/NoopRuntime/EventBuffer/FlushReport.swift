@@ -44,7 +44,7 @@ public struct BackendDelivery: Sendable, Hashable {
 
     /// The backend's ``EventBackend/name``.
     public var backend: String
-    /// How many events the batch held.
+    /// How many entries the batch held: events, and the consent changes a buffer that follows consent queues.
     public var events: Int
     /// How many attempts were made.
     public var attempts: Int

@@ -30,7 +30,7 @@ extension GatedEventBuffer {
         var outcome = Delivered(
             delivery: BackendDelivery(
                 backend: backend.name,
-                events: batches.reduce(0) { $0 + $1.events.count },
+                events: batches.reduce(0) { $0 + $1.elements.count },
                 attempts: 0,
                 delays: [],
                 result: .failed("not attempted")))
@@ -69,7 +69,8 @@ extension GatedEventBuffer {
                         outcome.retryAfter = Double(wait.delay.components.seconds)
                         return outcome
                     }
-                    guard attempts < retryPolicy.maxAttempts else { return outcome }
+                    // A batch the backend refuses to send (it names no install) fails the same way every time.
+                    guard attempts < retryPolicy.maxAttempts, !(error is UploadBackendError) else { return outcome }
                     let delay = retryPolicy.delay(afterFailedAttempt: attempts)
                     outcome.delivery.delays.append(delay)
                     await sleep(delay)

@@ -1,18 +1,33 @@
+import FeatureGate
+import Foundation
+
 extension GatedEventBuffer {
+    /// What waits in the ring: an event with the consent and user in force when it was tracked, or a consent
+    /// change. Its identifier is made when it leaves the ring.
+    @usableFromInline
+    enum Entry {
+        case event(Event, ConsentPreferences, String?)
+        case consent(ConsentPreferences, String?)
+    }
+
     @usableFromInline
     struct State {
-        /// The ring of waiting events: `count` of them, the oldest at `head`. An event's number (from which its
+        /// The ring of waiting entries: `count` of them, the oldest at `head`. An entry's number (from which its
         /// identifier is derived when it leaves the ring) is its place in the sequence: the newest is
-        /// `tracked - 1`, so no event carries anything beyond itself while it waits.
-        @usableFromInline var ring: [Event?]
+        /// `tracked - 1`, so no entry carries anything beyond itself while it waits.
+        @usableFromInline var ring: [Entry?]
         @usableFromInline var head = 0
         @usableFromInline var count = 0
         /// How many events have entered the ring under the current identifier key.
         @usableFromInline var tracked: UInt64 = 0
         /// The identifiers' key and the batch counter; a new key after every revocation.
         var identifiers: EventIdentifiers
-        /// Per backend, the events handed over but not yet in a batch that was attempted.
-        var backlog: [[IdentifiedEvent<Event>]]
+        /// The consent decisions in force, as the consent manager last applied them: what `track` stamps.
+        @usableFromInline var consent: ConsentPreferences
+        /// The SDK's user identifier, stamped by `track`; forgotten by a revocation.
+        @usableFromInline var userId: String?
+        /// Per backend, the elements handed over but not yet in a batch that was attempted.
+        var backlog: [[EventBatch<Event>.Element]]
         /// Per backend, the batch that failed, retried unchanged (its key too) before the backlog; older than it.
         var failed: [EventBatch<Event>?]
         /// Per backend, the earliest time (from `now`) of the next attempt: the server's `Retry-After`.
@@ -27,8 +42,12 @@ extension GatedEventBuffer {
         /// The gate's revocation counter for the buffer's features, as far as the buffer has acted on it.
         @usableFromInline var seenDisables: UInt64
 
-        init(capacity: Int, backendCount: Int, seenDisables: UInt64, identifiers: EventIdentifiers) {
+        init(
+            capacity: Int, backendCount: Int, seenDisables: UInt64, identifiers: EventIdentifiers,
+            consent: ConsentPreferences
+        ) {
             ring = Array(repeating: nil, count: capacity)
+            self.consent = consent
             self.identifiers = identifiers
             backlog = Array(repeating: [], count: backendCount)
             failed = Array(repeating: nil, count: backendCount)
@@ -48,7 +67,7 @@ extension GatedEventBuffer {
         /// Appends `event`, dropping the oldest when the ring is full. The hot path of `track`: no division, no
         /// allocation, no system call.
         @inlinable
-        mutating func push(_ event: Event, capacity: Int) {
+        mutating func push(_ event: Entry, capacity: Int) {
             tracked &+= 1
             if count == capacity {
                 ring[head] = event
@@ -61,19 +80,25 @@ extension GatedEventBuffer {
             }
         }
 
-        /// A batch of `events` under a new idempotency key.
-        mutating func newBatch(_ events: [IdentifiedEvent<Event>]) -> EventBatch<Event> {
-            EventBatch(events: events, idempotencyKey: identifiers.nextBatchKey())
+        /// A batch of `elements` under a new idempotency key, for the install `anonymousId`.
+        mutating func newBatch(_ elements: [EventBatch<Event>.Element], anonymousId: UUID?) -> EventBatch<Event> {
+            EventBatch(elements: elements, idempotencyKey: identifiers.nextBatchKey(), anonymousId: anonymousId)
         }
 
         mutating func moveBufferToBacklogs(capacity: Int) {
-            var drained: [IdentifiedEvent<Event>] = []
+            var drained: [EventBatch<Event>.Element] = []
             drained.reserveCapacity(count)
             let first = tracked &- UInt64(count)
             for offset in 0..<count {
                 let index = (head + offset) % capacity
-                if let event = ring[index] {
-                    drained.append(IdentifiedEvent(event, id: identifiers.event(first &+ UInt64(offset))))
+                let id = identifiers.event(first &+ UInt64(offset))
+                switch ring[index] {
+                case .event(let event, let consent, let userId)?:
+                    drained.append(.event(IdentifiedEvent(event, id: id, consent: consent, userId: userId)))
+                case .consent(let consent, let userId)?:
+                    drained.append(
+                        .consentPreferenceUpdated(ConsentPreferenceUpdate(id: id, consent: consent, userId: userId)))
+                case nil: break
                 }
                 ring[index] = nil
             }
@@ -88,12 +113,14 @@ extension GatedEventBuffer {
         /// Drops the oldest events of a backend's failed batch and backlog beyond `capacity`, counting them as
         /// drops. A failed batch that loses events is a new batch, under a new key.
         mutating func trimBacklog(_ index: Int, capacity: Int) {
-            var overflow = (failed[index]?.events.count ?? 0) + backlog[index].count - capacity
+            var overflow = (failed[index]?.elements.count ?? 0) + backlog[index].count - capacity
             guard overflow > 0 else { return }
             dropped += overflow
             if let batch = failed[index] {
-                let cut = min(overflow, batch.events.count)
-                failed[index] = cut == batch.events.count ? nil : newBatch(Array(batch.events.dropFirst(cut)))
+                let cut = min(overflow, batch.elements.count)
+                failed[index] =
+                    cut == batch.elements.count
+                    ? nil : newBatch(Array(batch.elements.dropFirst(cut)), anonymousId: batch.anonymousId)
                 overflow -= cut
             }
             if overflow > 0 { backlog[index].removeFirst(overflow) }
@@ -110,12 +137,15 @@ extension GatedEventBuffer {
         /// Drops everything queued and closes the batches in flight, keeping the count for the next purge.
         @usableFromInline
         mutating func revokeAll() {
-            revoked += count + backlog.reduce(0) { $0 + $1.count } + failed.reduce(0) { $0 + ($1?.events.count ?? 0) }
+            revoked +=
+                count + backlog.reduce(0) { $0 + $1.count } + failed.reduce(0) { $0 + ($1?.elements.count ?? 0) }
             for index in ring.indices { ring[index] = nil }
             head = 0
             count = 0
             for index in backlog.indices { backlog[index].removeAll() }
             for index in failed.indices { failed[index] = nil }
+            // Who the user was is data captured before the revocation too.
+            userId = nil
             generation += 1
             // Nothing tracked from now on can be linked by its identifier to what was revoked. (A key that made no
             // identifier yet is kept: a purge of an idle buffer draws nothing.)

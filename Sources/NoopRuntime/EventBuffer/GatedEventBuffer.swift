@@ -44,6 +44,15 @@ import Foundation
 /// newer events, which follow in a batch of their own. See the batch form of `EventBackend.deliver(_:)` and
 /// <doc:ServersThatFail>.
 ///
+/// ## What leaves with each event
+/// A server can honour the user only with what it receives. Given the install's `AnonymousIdentifier`, the buffer
+/// puts it on every batch it makes (``EventBatch/anonymousId``): the identifier revoke-all's erasure request names,
+/// read (created on first use) when a flush makes a batch, never in `track`. Given the `ConsentManager`, each event
+/// keeps the consent decisions in force when it was tracked (``IdentifiedEvent/consent``), and every consent change
+/// the manager applies while the buffer is open queues a ``ConsentPreferenceUpdate`` in order with the events; a
+/// change that closes the buffer's features queues nothing. ``userId``, when the SDK sets one, goes with every
+/// event tracked while it is set. `PrivacyStack.eventBuffer` wires the stack's identifier and consent manager.
+///
 /// The sleeper and the clock are injected so tests can run the backoff and `Retry-After` without waiting.
 ///
 /// Thread safety: every method may be called from any thread; flushes do not overlap (a flush that finds
@@ -63,11 +72,15 @@ public final class GatedEventBuffer<Event: Sendable>: Sendable {
 
     @usableFromInline let privacy: PrivacyManager
     @usableFromInline let ledger: IOCounter
+    /// The install's anonymous identifier that every batch names, or `nil` when the buffer was given none.
+    public let identifier: AnonymousIdentifier?
+
     private let backends: [any EventBackend<Event>]
     let sleep: Sleeper
     private let now: @Sendable () -> Double
     @usableFromInline let state: LockedValue<State>
     private let observation: ObservationToken
+    private let consentObservation: ObservationToken?
 
     /// Creates an empty buffer. It allocates its ring of `capacity` slots and does nothing else.
     ///
@@ -81,6 +94,10 @@ public final class GatedEventBuffer<Event: Sendable>: Sendable {
     ///   - sleep: Waits between attempts; the default is `Task.sleep(for:)`.
     ///   - flushDeadline: The longest a flush takes (on the system's clock); positive. The default is 30 seconds.
     ///   - now: A monotonic clock in seconds, for `Retry-After`; the default is the system's continuous clock.
+    ///   - consent: The consent manager over `privacy` whose decisions each event keeps (taken when it is tracked)
+    ///     and whose changes are queued as ``ConsentPreferenceUpdate`` elements; `nil` for none.
+    ///   - identifier: The install's anonymous identifier, put on every batch (``EventBatch/anonymousId``);
+    ///     `nil` for none. ``UploadBackend`` sends nothing without it.
     public init(
         features: Feature,
         capacity: Int,
@@ -90,9 +107,12 @@ public final class GatedEventBuffer<Event: Sendable>: Sendable {
         counter: IOCounter = IOCounter(),
         sleep: @escaping Sleeper = { try? await Task.sleep(for: $0) },
         flushDeadline: Duration = .seconds(30),
-        now: (@Sendable () -> Double)? = nil
+        now: (@Sendable () -> Double)? = nil,
+        consent: ConsentManager? = nil,
+        identifier: AnonymousIdentifier? = nil
     ) {
         precondition(!features.isEmpty, "a gated event buffer needs at least one feature")
+        precondition(consent.map { $0.privacy === privacy } ?? true, "the consent manager must be over the same gate")
         precondition(capacity >= 1, "capacity must be at least 1")
         precondition(flushDeadline > .zero, "the flush deadline must be positive")
         self.flushDeadline = flushDeadline
@@ -104,10 +124,12 @@ public final class GatedEventBuffer<Event: Sendable>: Sendable {
         self.retryPolicy = retryPolicy
         self.ledger = counter
         self.sleep = sleep
+        self.identifier = identifier
         let state = LockedValue(
             State(
                 capacity: capacity, backendCount: backends.count, seenDisables: privacy.disableCount(of: features),
-                identifiers: EventIdentifiers()))
+                identifiers: EventIdentifiers(),
+                consent: consent == nil ? .none : ConsentPreferences(statuses: privacy.consentStatuses)))
         self.state = state
         // Revocation does not wait for the owner's purge: a disable closes every batch captured before it. The
         // observer may be told late (another thread still delivering older changes), so every path that keeps or
@@ -118,6 +140,32 @@ public final class GatedEventBuffer<Event: Sendable>: Sendable {
                 state.withLock { $0.catchUp(disables: privacy.disableCount(of: features)) }
             }
         }
+        // Called on the consent manager's executor right after each change was applied to the gate: the decisions
+        // are read from the gate then (so a change missed between the read above and this registration is caught by
+        // the next), and the change queued if the buffer is still open.
+        self.consentObservation = consent?.observe { _ in
+            let preferences = ConsentPreferences(statuses: privacy.consentStatuses)
+            let disablesAtCall = privacy.disableCount(of: features)
+            state.withLock { state in
+                state.consent = preferences
+                guard privacy.isEnabled(features) else { return }
+                let disables = privacy.disableCount(of: features)
+                state.catchUp(disables: disables)
+                guard disables == disablesAtCall else { return }
+                state.push(.consent(preferences, state.userId), capacity: capacity)
+            }
+        }
+    }
+
+    /// The SDK's user identifier (a login, an account number), sent with every event tracked while it is set and
+    /// with every consent change; `nil` (the default) for none.
+    ///
+    /// Set it when the user signs in and to `nil` when they sign out: events already tracked keep the value they
+    /// were tracked with. A revocation of the buffer's features forgets it, as it forgets everything captured
+    /// before it: set it again once they are back on.
+    public var userId: String? {
+        get { state.withLock { $0.userId } }
+        set { state.withLock { $0.userId = newValue } }
     }
 
     /// Whether the buffer accepts and delivers events right now.
@@ -151,12 +199,12 @@ public final class GatedEventBuffer<Event: Sendable>: Sendable {
             let disables = privacy.disableCount(of: features)
             state.catchUp(disables: disables)
             guard disables == disablesAtCall else { return false }
-            state.push(event, capacity: capacity)
+            state.push(.event(event, state.consent, state.userId), capacity: capacity)
             return true
         }
     }
 
-    /// Events waiting in memory, not yet handed to the backends.
+    /// Entries (events and consent changes) waiting in memory, not yet handed to the backends.
     public var bufferedCount: Int { state.withLock { $0.count } }
 
     /// Events dropped because the buffer, or a backend's backlog, was full. Purges are not drops.
@@ -170,7 +218,7 @@ public final class GatedEventBuffer<Event: Sendable>: Sendable {
         state.withLock { state in
             var result: [String: Int] = [:]
             for (index, backend) in backends.enumerated() {
-                let failed = state.failed[index]?.events.count ?? 0
+                let failed = state.failed[index]?.elements.count ?? 0
                 result[backend.name, default: 0] += state.backlog[index].count + failed
             }
             return result
@@ -198,11 +246,30 @@ public final class GatedEventBuffer<Event: Sendable>: Sendable {
         guard privacy.isEnabled(features) else {
             return FlushReport(outcome: .purged, purgedEvents: purge())
         }
+        // Read (or created) before the batches are made, outside the lock: every batch names it. Without it no batch
+        // is made, and the entries wait for the next flush.
+        var anonymousId: UUID?
+        // A revocation after this reading may have reset the identifier read below: new batches then wait.
+        let disablesBefore = privacy.disableCount(of: features)
+        if let identifier, hasWaitingEntries {
+            do {
+                anonymousId = try identifier.current()
+            } catch {
+                return identifierUnavailable(error)
+            }
+            guard anonymousId != nil else {
+                // Every feature went off meanwhile (the identifier exists only while one is on).
+                guard privacy.isEnabled(features) else { return FlushReport(outcome: .purged, purgedEvents: purge()) }
+                return identifierUnavailable(AnonymousIdentifierMissing())
+            }
+        }
         let time = now()
         let taken: (generation: UInt64, batches: [[EventBatch<Event>]], held: [BackendDelivery?])? = state.withLock {
             state in
             guard !state.isFlushing else { return nil }
-            state.catchUp(disables: privacy.disableCount(of: features))
+            let disables = privacy.disableCount(of: features)
+            state.catchUp(disables: disables)
+            let isIdentifierStale = identifier != nil && (disables != disablesBefore || anonymousId == nil)
             state.isFlushing = true
             state.moveBufferToBacklogs(capacity: capacity)
             // The batches leave the backlogs while in flight, so a purge meanwhile cannot count them too. A backend
@@ -210,7 +277,7 @@ public final class GatedEventBuffer<Event: Sendable>: Sendable {
             var batches: [[EventBatch<Event>]] = []
             var held: [BackendDelivery?] = []
             for index in state.backlog.indices {
-                let waiting = (state.failed[index]?.events.count ?? 0) + state.backlog[index].count
+                let waiting = (state.failed[index]?.elements.count ?? 0) + state.backlog[index].count
                 if time < state.notBefore[index] {
                     batches.append([])
                     let seconds = Int((state.notBefore[index] - time).rounded(.up))
@@ -224,9 +291,11 @@ public final class GatedEventBuffer<Event: Sendable>: Sendable {
                 }
                 var list: [EventBatch<Event>] = []
                 if let failed = state.failed[index] { list.append(failed) }
-                if !state.backlog[index].isEmpty { list.append(state.newBatch(state.backlog[index])) }
                 state.failed[index] = nil
-                state.backlog[index] = []
+                if !state.backlog[index].isEmpty && !isIdentifierStale {
+                    list.append(state.newBatch(state.backlog[index], anonymousId: anonymousId))
+                    state.backlog[index] = []
+                }
                 batches.append(list)
                 held.append(nil)
             }
@@ -271,10 +340,10 @@ public final class GatedEventBuffer<Event: Sendable>: Sendable {
                 // Undelivered events go back to their backlog, unless the gate closed or a purge ran meanwhile:
                 // then they are purged too. The first undelivered batch is retried as it is, under its key.
                 if state.generation != taken.generation || outcome.delivery.result == .abandonedGateClosed {
-                    purged += undelivered.reduce(0) { $0 + $1.events.count }
+                    purged += undelivered.reduce(0) { $0 + $1.elements.count }
                 } else {
                     state.failed[index] = first
-                    state.backlog[index].insert(contentsOf: undelivered.dropFirst().flatMap(\.events), at: 0)
+                    state.backlog[index].insert(contentsOf: undelivered.dropFirst().flatMap(\.elements), at: 0)
                     state.trimBacklog(index, capacity: capacity)
                 }
             }
@@ -290,4 +359,31 @@ public final class GatedEventBuffer<Event: Sendable>: Sendable {
         if !privacy.isEnabled(features) { report.purgedEvents += purge() }
         return report
     }
+
+    /// Whether anything waits, in the ring, a backlog or a failed batch.
+    private var hasWaitingEntries: Bool {
+        state.withLock { state in
+            state.count > 0 || state.backlog.contains { !$0.isEmpty } || state.failed.contains { $0 != nil }
+        }
+    }
+
+    /// A flush that made no batch because the anonymous identifier could not be read or stored: each backend with
+    /// entries waiting is reported as failed, with nothing attempted; the entries wait for the next flush.
+    private func identifierUnavailable(_ error: any Error) -> FlushReport {
+        let waiting: [BackendDelivery] = state.withLock { state in
+            backends.indices.compactMap { index in
+                let count = state.count + (state.failed[index]?.elements.count ?? 0) + state.backlog[index].count
+                guard count > 0 else { return nil }
+                return BackendDelivery(
+                    backend: backends[index].name, events: count, attempts: 0, delays: [],
+                    result: .failed("the anonymous identifier could not be read: \(error)"))
+            }
+        }
+        return FlushReport(outcome: .flushed, backends: waiting)
+    }
+}
+
+/// The anonymous identifier was not there when a flush made its batches: every feature went off meanwhile.
+struct AnonymousIdentifierMissing: Error, CustomStringConvertible {
+    var description: String { "no feature is enabled, so no anonymous identifier exists" }
 }

@@ -15,8 +15,10 @@ import FoundationNetworking
 ///     features: .analytics, privacy: privacy, counter: IOCounter())
 /// ```
 ///
-/// - Creating it opens no socket and creates no session: the `URLSession` is made on the first request, which
-///   only a request that passed the gate makes.
+/// - Creating it touches no file, no directory and no socket: the session's configuration and the `URLSession` are
+///   made on the first request, which only a request that passed the gate makes. (On Linux, merely evaluating
+///   `URLSessionConfiguration.ephemeral` creates cache directories under `$HOME`, so the default configuration is
+///   not made until then.)
 /// - It never blocks a thread of Swift's cooperative pool: the request runs on `URLSession`'s own threads and the
 ///   caller is resumed when it ends. Cancelling the calling task cancels the request.
 /// - **It follows no redirect to another origin** (scheme, host or port): the 3xx response is returned as it is,
@@ -41,14 +43,17 @@ public struct URLSessionTransport: Transport {
 
     private let owner: SessionOwner
 
-    /// A transport to `baseURL`. Creates no session and opens no socket until the first request.
+    /// A transport to `baseURL`. Touches no file, directory or socket, and creates no session, until the first
+    /// request.
     ///
     /// - Parameters:
     ///   - baseURL: The origin (and base path) of every request; an `http` or `https` URL.
-    ///   - configuration: The session's configuration; ephemeral (no cookies, no cache on disk) unless given.
+    ///   - configuration: The session's configuration; when `nil` (the default), an ephemeral one (no cookies, no
+    ///     cache on disk) made on the first request. A configuration you pass was made by you, with whatever that
+    ///     did on the disk.
     ///   - maximumResponseSize: The largest response body accepted; 10 MiB unless given.
     public init(
-        baseURL: URL, configuration: URLSessionConfiguration = .ephemeral, maximumResponseSize: Int = 10 << 20
+        baseURL: URL, configuration: URLSessionConfiguration? = nil, maximumResponseSize: Int = 10 << 20
     ) {
         self.baseURL = baseURL
         self.maximumResponseSize = maximumResponseSize
@@ -117,10 +122,11 @@ extension URLSessionTransport {
 /// the last copy goes.
 private final class SessionOwner: Sendable {
     let redirects: RedirectPolicy
-    private let configuration: URLSessionConfiguration
+    /// The configuration given, or `nil` for an ephemeral one made with the session.
+    private let configuration: URLSessionConfiguration?
     private let made = LockedValue<URLSession?>(nil)
 
-    init(configuration: URLSessionConfiguration, redirects: RedirectPolicy) {
+    init(configuration: URLSessionConfiguration?, redirects: RedirectPolicy) {
         self.configuration = configuration
         self.redirects = redirects
     }
@@ -130,11 +136,13 @@ private final class SessionOwner: Sendable {
         made.withLock { $0 }?.finishTasksAndInvalidate()
     }
 
-    /// The session, made on the first call.
+    /// The session, made on the first call (with the default configuration, if none was given: on Linux, making
+    /// one creates directories, so not before).
     func session() -> URLSession {
         made.withLock { session in
             if let session { return session }
-            let created = URLSession(configuration: configuration, delegate: redirects, delegateQueue: nil)
+            let created = URLSession(
+                configuration: configuration ?? .ephemeral, delegate: redirects, delegateQueue: nil)
             session = created
             return created
         }

@@ -283,7 +283,12 @@ public struct ConsentRevocation: Sendable {
 
         var erasureDone = !pending.isErasureOwed || report.erasure.wasSent
         var notBefore: Date?
+        if report.erasure.wasSent, current.anonymousIdentifier == nil, let erasure {
+            report.failures.append(
+                .erasureNamedNoIdentifier(requestsSent: erasure.transport.ledger.totals.transportAllowed))
+        }
         switch report.erasure {
+        case .nothingToErase: erasureDone = true
         case .rejected(let response):
             // Sending the same request again would be refused again: reported, not retried.
             erasureDone = true
@@ -318,6 +323,10 @@ public struct ConsentRevocation: Sendable {
         now: @Sendable () -> Date
     ) async -> ErasureOutcome {
         guard pending.isErasureOwed else { return .nothingWasEnabled }
+        // A request that would name no one, when nothing was sent either, erases nothing: the receipt says so.
+        if pending.anonymousIdentifier == nil && erasure.transport.ledger.totals.transportAllowed == 0 {
+            return .nothingToErase
+        }
         // The server's Retry-After (kept, capped, in the pending record) holds every attempt back, across starts.
         if let notBefore = pending.erasureNotBefore, now() < notBefore {
             return .waitingForRetryAfter(until: notBefore)
@@ -336,12 +345,16 @@ public struct ConsentRevocation: Sendable {
         }
     }
 
-    /// The subsystems stopped because features went off (not for a shutdown), each once, in the order stopped.
+    /// The subsystems stopped because features went off (not for a shutdown), each once, in the order stopped; and
+    /// those whose start, under way when the revocation began, ended in a failure or was cancelled (their purge
+    /// follows): a start the revocation cut short stopped the subsystem too.
     private static func stopped(_ events: [LifecycleEvent]) -> [String] {
         var names: [String] = []
-        for event in events {
-            if case .stopped(let disabled) = event.kind, !disabled.isEmpty, !names.contains(event.subsystem) {
-                names.append(event.subsystem)
+        for event in events where !names.contains(event.subsystem) {
+            switch event.kind {
+            case .stopped(let disabled) where !disabled.isEmpty: names.append(event.subsystem)
+            case .startFailed: names.append(event.subsystem)
+            default: continue
             }
         }
         return names

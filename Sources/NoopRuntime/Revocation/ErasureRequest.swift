@@ -45,6 +45,10 @@ public enum ErasureOutcome: Sendable, CustomStringConvertible {
     /// Not sent: no feature was enabled when revoke-all began, so there was no enabled → disabled edge and a
     /// disabled SDK sends nothing. (A revoke-all after an earlier one ends here.)
     case nothingWasEnabled
+    /// Not sent, and nothing is owed: no anonymous identifier was issued (none existed when revoke-all began) and
+    /// no request went out through the erasure's transport counter in this process, so the server holds nothing
+    /// it could link to this install. The erasure is done.
+    case nothingToErase
     /// Not sent: the runtime's exit permit was not armed (no subsystem has started since the last exit request)
     /// or another caller spent it first.
     case refusedNoPermit
@@ -91,6 +95,7 @@ public enum ErasureOutcome: Sendable, CustomStringConvertible {
         switch self {
         case .notRequested: "not requested"
         case .nothingWasEnabled: "not sent: nothing was enabled, so nothing may be sent"
+        case .nothingToErase: "nothing to erase on the server: no identifier was issued"
         case .refusedNoPermit: "refused: no exit permit (nothing has run since the last exit request)"
         case .sent(let response): "sent: the server accepted it (\(response.statusCode))"
         case .retryLater(let response, let notBefore):

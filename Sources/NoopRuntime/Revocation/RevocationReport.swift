@@ -15,7 +15,10 @@ public struct RevocationReport: Sendable, CustomStringConvertible {
     /// Every purge the runtime ran from the moment the call began is here, including those it ran as soon as the
     /// revocation switched the features off, before the call waited for the runtime to settle.
     public var purges: [SubsystemPurge]
-    /// The subsystems the runtime stopped during the call because their features went off, in the order stopped.
+    /// The subsystems the runtime stopped during the call because their features went off, in the order stopped,
+    /// including one whose start was under way when the call began: it is here once that start finished and the
+    /// subsystem was stopped, or once the start failed or was cancelled (its purge is in ``purges``, a cancelled
+    /// call in ``cancelled``).
     public var stoppedSubsystems: [String] = []
     /// Whether an anonymous identifier existed (cached or stored) and is now gone.
     public var identifierReset: Bool
@@ -60,11 +63,14 @@ public struct RevocationReport: Sendable, CustomStringConvertible {
         purges.reduce(into: PurgeReport()) { $0.merge($1.report) }
     }
 
-    /// Whether every step succeeded: every denial recorded, every purge complete, the identifier deleted.
+    /// Whether every step succeeded: every denial recorded, every purge complete, the identifier deleted, and the
+    /// server's copy erased or nothing there to erase.
     ///
-    /// The erasure request counts only when the server rejected it (``RevocationFailure/erasureRejected(statusCode:)``):
-    /// otherwise it is done, or still owed (``erasureStillOwed``), or may legitimately not be sent (see
-    /// ``ErasureOutcome``). A purge that failed counts even when a later purge of the same subsystem, in the same
+    /// The erasure request counts when the server rejected it (``RevocationFailure/erasureRejected(statusCode:)``)
+    /// and when it could name no one although requests went out
+    /// (``RevocationFailure/erasureNamedNoIdentifier(requestsSent:)``): otherwise it is done
+    /// (``ErasureOutcome/sent(_:)``, ``ErasureOutcome/nothingToErase``), or still owed (``erasureStillOwed``), or
+    /// may legitimately not be sent (see ``ErasureOutcome``). A purge that failed counts even when a later purge of the same subsystem, in the same
     /// call, found nothing left.
     public var isComplete: Bool { failures.isEmpty && totalPurged.failures.isEmpty }
 
@@ -110,6 +116,10 @@ public enum RevocationFailure: Sendable, CustomStringConvertible {
     /// The subsystems had not settled when the deadline passed twice; the payload is the call cancelled last.
     /// Their purges may not have run.
     case subsystemsNotSettled(stillRunning: CancelledOperation?)
+    /// No anonymous identifier was issued, so the erasure request named no one, although this many requests went
+    /// out through its transport's counter in this process: the server may hold what they carried and cannot link
+    /// it to this install. The request was sent all the same (it may name the user another way).
+    case erasureNamedNoIdentifier(requestsSent: Int)
     /// The server refused the erasure request with this 4xx status (see ``ErasureOutcome/rejected(_:)``): the
     /// server may still hold the data. It is not retried.
     case erasureRejected(statusCode: Int)
@@ -129,6 +139,9 @@ public enum RevocationFailure: Sendable, CustomStringConvertible {
         case .subsystemsNotSettled(let call):
             "the subsystems did not settle in time" + (call.map { " (cancelled \($0))" } ?? "")
         case .erasureRejected(let status): "the server rejected the erasure request with status \(status)"
+        case .erasureNamedNoIdentifier(let count):
+            "the erasure request named no anonymous identifier (none was issued), but \(count) request"
+                + (count == 1 ? "" : "s") + " went out: the server may hold data it cannot link to this install"
         }
     }
 }

@@ -56,6 +56,27 @@ import Testing
             settings.entries.filter { $0.decidedBy == .remote }.map(\.category) == [.analytics, .thirdPartySharing])
     }
 
+    /// A toggle bound to the model must not flip back: the setter's own change is shown when it returns, rows and
+    /// details alike, without waiting for it to come round through observation.
+    @available(iOS 17, macOS 14, tvOS 17, watchOS 10, *)
+    @Test func aSetterShowsItsOwnChangeWhenItReturns() async throws {
+        let consent = ConsentManager(privacy: manager([]), ledger: InMemoryConsentLedger(), now: { fixedTime })
+        let settings = await ConsentSettings(consent: consent)
+
+        await settings.set(.denied, for: .advertising)
+        #expect(settings.status(for: .advertising) == .denied)
+        #expect(settings.detail(for: .advertising)?.decision.status == .denied)
+        #expect(settings.entries.first { $0.category == .advertising }?.decidedBy == .user)
+
+        await settings.set(.granted, for: .analytics)
+        #expect(settings.status(for: .analytics) == .granted)
+        #expect(settings.detail(for: .analytics)?.features.allSatisfy(\.isEnabled) == true)
+
+        await settings.denyAll()
+        #expect(settings.entries.allSatisfy { $0.status == .denied })
+        #expect(settings.details.allSatisfy { $0.decision.status == .denied })
+    }
+
     @available(iOS 17, macOS 14, tvOS 17, watchOS 10, *)
     @Test func settersGoThroughTheConsentManagerAsTheUser() async throws {
         let ledger = InMemoryConsentLedger()

@@ -5,9 +5,10 @@ import Foundation
 /// Each category has a ``ConsentStatus``. Consent acts on the gate in two ways (see ``ConsentPolicy``):
 /// - **It permits.** A feature that categories map is in the gate's effective set only while every one of them
 ///   allows processing (granted, by default). Features no category maps are always permitted.
-/// - **Each change is an edge of its category only.** A grant decides the category's features on for the app, a
-///   denial or restriction decides them off, and unknown returns them to the configuration. Nothing else changes:
-///   granting one category never turns on a feature it does not map.
+/// - **Each change is an edge of its category only.** A grant decides the category's features on for the app,
+///   whatever the configuration enabled (by default `analytics` maps analytics and tags and attributes, so granting
+///   it turns both on), a denial or restriction decides them off, and unknown returns them to the configuration.
+///   Nothing else changes: granting one category never turns on a feature it does not map.
 ///
 /// Every change appends a ``ConsentRecord`` to the ledger first. At start-up the statuses are derived from the
 /// ledger (the last change of each category wins; a grant made under an older policy version, or in a ledger with

@@ -16,7 +16,9 @@ import Observation
 /// ```
 ///
 /// It is `@Observable` and main-actor isolated: views that read ``entries`` update when a category changes.
-/// Changes from other sources arrive asynchronously, a moment after the manager applied them.
+/// Its own changes show when the setter returns: ``set(_:for:)`` and ``denyAll()`` update ``entries`` and
+/// ``details`` before they return, so a SwiftUI toggle bound to them does not flip back. Changes from other sources
+/// arrive asynchronously, a moment after the manager applied them.
 ///
 /// ## Availability
 /// Observation (`@Observable`) needs iOS 17, macOS 14, tvOS 17, watchOS 10 or visionOS 1, so this model does too.
@@ -96,9 +98,12 @@ public final class ConsentSettings {
 
     /// Sets `category` to `status` through the consent manager, recorded with source ``ConsentSource/user``.
     ///
-    /// The row updates when the manager applies the change (a refused grant never applies; a grant held for
-    /// another process's lock applies once recorded). A ledger failure, or a held change
-    /// (``ConsentRecordingError/isHeld``), is kept in ``lastError``.
+    /// When it returns, the row and ``details`` show what the manager now holds: the change, once applied (a
+    /// refused grant never applies; a grant held for another process's lock applies once recorded, and shows then).
+    /// A ledger failure, or a held change (``ConsentRecordingError/isHeld``), is kept in ``lastError``.
+    ///
+    /// A grant turns on the features its category maps (by default `analytics` maps analytics and tags and
+    /// attributes), whatever the configuration enabled; a refusal turns them off.
     public func set(_ status: ConsentStatus, for category: ConsentCategory) async {
         do {
             try await consent.setStatus(status, for: category, source: .user)
@@ -106,9 +111,11 @@ public final class ConsentSettings {
         } catch {
             lastError = error
         }
+        await showCurrent([category])
     }
 
-    /// Denies every category through the consent manager, recorded with source ``ConsentSource/user``.
+    /// Denies every category through the consent manager, recorded with source ``ConsentSource/user``. The rows and
+    /// ``details`` show the denials when it returns.
     public func denyAll() async {
         do {
             try await consent.denyAll(source: .user)
@@ -116,6 +123,29 @@ public final class ConsentSettings {
         } catch {
             lastError = error
         }
+        await showCurrent(entries.map(\.category))
+    }
+
+    /// Shows the manager's current status of `categories` in their rows, and reloads ``details``: what a setter
+    /// changed is on screen when it returns, without waiting for the change to come round through observation (it
+    /// comes too, later, and changes nothing then).
+    private func showCurrent(_ categories: [ConsentCategory]) async {
+        var updated = entries
+        for category in categories {
+            let decision = await consent.decision(for: category)
+            let entry = Entry(
+                category: category, status: decision.status, decidedAt: decision.decidedAt,
+                decidedBy: decision.source)
+            if let index = updated.firstIndex(where: { $0.category == category }) {
+                // The row keeps who decided it when the status is the one it shows (a confirmation is no change).
+                if updated[index].status != entry.status { updated[index] = entry }
+            } else {
+                updated.append(entry)
+                updated.sort { $0.category < $1.category }
+            }
+        }
+        if updated != entries { entries = updated }
+        await reload()
     }
 
     private func apply(_ change: ConsentChange) {
