@@ -12,20 +12,20 @@ extension NestingBudget {
     }
 
     /// Counts one more value; fails once the document holds too many.
-    mutating func countValue(line: Int?) throws(ParseFailure) {
+    mutating func countValue(line: Int?, column: Int? = nil) throws(ParseFailure) {
         guard countValue() else {
             throw ParseFailure(
-                .tooManyValues, line: line,
+                .tooManyValues, line: line, column: column,
                 "the document holds more than \(maximumValueCount) values",
                 expected: "at most \(maximumValueCount) values")
         }
     }
 
     /// Fails when a container at `depth` (1 for the top level) is nested too deep.
-    func checkDepth(_ depth: Int, line: Int?) throws(ParseFailure) {
+    func checkDepth(_ depth: Int, line: Int?, column: Int? = nil) throws(ParseFailure) {
         guard allows(depth: depth) else {
             throw ParseFailure(
-                .nestingTooDeep, line: line,
+                .nestingTooDeep, line: line, column: column,
                 "containers are nested more than \(maximumDepth) levels deep",
                 expected: "at most \(maximumDepth) levels of arrays and dictionaries")
         }
@@ -38,10 +38,20 @@ extension TextCursor {
         self.init(bytes, budget: NestingBudget(limits))
     }
 
-    /// Counts the value that starts under the cursor toward the budget; returns its line.
-    mutating func countValue() throws(ParseFailure) -> Int {
-        try budget.countValue(line: line)
-        return line
+    /// Counts the value that starts under the cursor toward the budget; returns its line and column.
+    mutating func countValue() throws(ParseFailure) -> (line: Int, column: Int) {
+        let place = (line: line, column: characterColumn)
+        try budget.countValue(line: place.line, column: place.column)
+        return place
+    }
+
+    /// The column of the byte under the cursor, from 1, in characters (Unicode scalars), as diagnostics count it:
+    /// ``TextCursor/column`` counts bytes, which differ from characters after a non-ASCII character on the line.
+    var characterColumn: Int {
+        let lineStart = index - column + 1
+        var characters = 1
+        for offset in lineStart..<min(index, bytes.count) where bytes[offset] & 0xC0 != 0x80 { characters += 1 }
+        return characters
     }
 
     /// Whether the cursor is where a value should be but the text ends, or a `separator` or `closer` comes instead.
@@ -53,7 +63,7 @@ extension TextCursor {
     /// A syntax error at the cursor, naming the byte under it as what was found.
     func failure(_ message: String, expected: String? = nil) -> ParseFailure {
         ParseFailure(
-            .syntaxError, line: line, column: column, message, found: describeByte(peek), expected: expected)
+            .syntaxError, line: line, column: characterColumn, message, found: describeByte(peek), expected: expected)
     }
 
     /// A key followed by no value (the cursor is on what came instead), placed at the key.
