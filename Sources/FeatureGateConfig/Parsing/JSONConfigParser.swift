@@ -7,6 +7,7 @@ import FeatureGate
 /// UTF-8 before this runs.
 package struct JSONConfigParser {
     private var cursor: TextCursor
+    private var columns = CharacterColumns()
 
     /// Parses one JSON value that fills the whole input (after an optional byte order mark).
     package static func parse(_ bytes: [UInt8], limits: ConfigLimits) throws(ParseFailure) -> ConfigNode {
@@ -24,7 +25,7 @@ package struct JSONConfigParser {
     // MARK: - Values
 
     private mutating func parseValue(depth: Int) throws(ParseFailure) -> ConfigNode {
-        let (line, column) = try cursor.countValue()
+        let (line, column) = try cursor.countValue(&columns)
         switch cursor.peek ?? 0 {
         case UInt8(ascii: "{"):
             try cursor.budget.checkDepth(depth + 1, line: line, column: column)
@@ -71,7 +72,7 @@ package struct JSONConfigParser {
                     "expected a key in double quotes, found \(describeByte(cursor.peek))\(trailing)")
             }
             let keyLine = cursor.line
-            let keyColumn = cursor.characterColumn
+            let keyColumn = columns.column(of: cursor)
             let key = try parseString()
             cursor.skipWhitespace()
             if cursor.isAtEnd(ofValueBefore: ",", or: "}") {

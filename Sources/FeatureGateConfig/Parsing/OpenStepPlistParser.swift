@@ -12,6 +12,7 @@ import FeatureGate
 /// line, because for a config it is always a mistake. The input has been checked to be UTF-8.
 package struct OpenStepPlistParser {
     private var cursor: TextCursor
+    private var columns = CharacterColumns()
 
     /// Parses a whole old-style plist.
     package static func parse(_ bytes: [UInt8], limits: ConfigLimits) throws(ParseFailure) -> ConfigNode {
@@ -37,7 +38,7 @@ package struct OpenStepPlistParser {
     // MARK: - Values
 
     private mutating func parseValue(depth: Int) throws(ParseFailure) -> ConfigNode {
-        let (line, column) = try cursor.countValue()
+        let (line, column) = try cursor.countValue(&columns)
         switch cursor.peek ?? 0 {
         case UInt8(ascii: "{"):
             try cursor.budget.checkDepth(depth + 1, line: line, column: column)
@@ -75,7 +76,7 @@ package struct OpenStepPlistParser {
                     "the file ends inside the dictionary that starts on line \(braceLine)", expected: "'}'")
             }
             let keyLine = cursor.line
-            let keyColumn = cursor.characterColumn
+            let keyColumn = columns.column(of: cursor)
             let key: String
             if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "'") {
                 key = try parseQuotedString()

@@ -32,26 +32,55 @@ extension NestingBudget {
     }
 }
 
+/// Columns in characters along the lines of a text, counted on from the last column asked for, so that placing every
+/// value of a long line (a 1 MiB minified JSON file) costs one pass over it, not one pass per value.
+struct CharacterColumns {
+    private var lineStart = -1
+    private var counted = 0
+    private var characters = 1
+
+    /// The column of the byte at `index` on the line that starts at `lineStart`, from 1, in characters.
+    mutating func column(at index: Int, lineStart start: Int, in bytes: [UInt8]) -> Int {
+        if start != lineStart || index < counted {
+            lineStart = start
+            counted = start
+            characters = 1
+        }
+        let end = min(index, bytes.count)
+        while counted < end {
+            if bytes[counted] & 0xC0 != 0x80 { characters += 1 }
+            counted += 1
+        }
+        return characters
+    }
+
+    /// The column of the byte under `cursor`.
+    mutating func column(of cursor: TextCursor) -> Int {
+        column(at: cursor.index, lineStart: cursor.index - cursor.column + 1, in: cursor.bytes)
+    }
+}
+
 extension TextCursor {
     /// A cursor over a config document, with the reader's limits.
     init(_ bytes: [UInt8], limits: ConfigLimits) {
         self.init(bytes, budget: NestingBudget(limits))
     }
 
-    /// Counts the value that starts under the cursor toward the budget; returns its line and column.
-    mutating func countValue() throws(ParseFailure) -> (line: Int, column: Int) {
-        let place = (line: line, column: characterColumn)
+    /// Counts the value that starts under the cursor toward the budget; returns its line and its column, counted by
+    /// `columns`.
+    mutating func countValue(_ columns: inout CharacterColumns) throws(ParseFailure) -> (line: Int, column: Int) {
+        let place = (line: line, column: columns.column(of: self))
         try budget.countValue(line: place.line, column: place.column)
         return place
     }
 
     /// The column of the byte under the cursor, from 1, in characters (Unicode scalars), as diagnostics count it:
-    /// ``TextCursor/column`` counts bytes, which differ from characters after a non-ASCII character on the line.
+    /// ``TextCursor/column`` counts bytes, which differ from characters after a non-ASCII character on the line. It
+    /// counts the line from its start: for the one place of an error. A parser placing every value uses
+    /// ``CharacterColumns``.
     var characterColumn: Int {
-        let lineStart = index - column + 1
-        var characters = 1
-        for offset in lineStart..<min(index, bytes.count) where bytes[offset] & 0xC0 != 0x80 { characters += 1 }
-        return characters
+        var columns = CharacterColumns()
+        return columns.column(of: self)
     }
 
     /// Whether the cursor is where a value should be but the text ends, or a `separator` or `closer` comes instead.

@@ -14,6 +14,7 @@ package struct XMLPlistParser {
     private var line = 1
     /// The offset of the first byte of ``line``.
     private var lineStart = 0
+    private var columns = CharacterColumns()
     private var budget: ParseBudget
     private var path = KeyPathTracker()
 
@@ -95,7 +96,7 @@ package struct XMLPlistParser {
 
     private mutating func skipProcessingInstruction() throws(ParseFailure) {
         let startLine = line
-        let startColumn = column
+        let startColumn = columns.column(at: index, lineStart: lineStart, in: bytes)
         let start = index
         try skip(past: "?>", what: "a processing instruction", startLine: startLine, from: 2)
         let text = String(decoding: bytes[start..<index], as: UTF8.self)
@@ -267,7 +268,8 @@ package struct XMLPlistParser {
             if peek == nil || startsWith("</") || startsWith("<key>") || startsWith("<key/>") {
                 let next = peek == nil ? "the end of the file" : startsWith("</") ? "</dict>" : "<key>"
                 throw ParseFailure.keyWithoutValue(
-                    key, path: path, line: keyTag.line, column: keyTag.column, found: next, expected: Self.valueElements)
+                    key, path: path, line: keyTag.line, column: keyTag.column, found: next, expected: Self.valueElements
+                )
             }
             path.push(key: key)
             let value = try parseValue(depth: depth)
@@ -280,7 +282,7 @@ package struct XMLPlistParser {
 
     private mutating func readStartTag() throws(ParseFailure) -> Tag {
         let tagLine = line
-        let tagColumn = column
+        let tagColumn = columns.column(at: index, lineStart: lineStart, in: bytes)
         consume()  // <
         let name = readName()
         guard !name.isEmpty else {
@@ -346,7 +348,7 @@ package struct XMLPlistParser {
             throw failure("expected </\(name)>, found \(describeByte(peek))")
         }
         let tagLine = line
-        let tagColumn = column
+        let tagColumn = columns.column(at: index, lineStart: lineStart, in: bytes)
         consume()
         consume()
         let found = readName()
@@ -426,6 +428,7 @@ package struct XMLPlistParser {
         let start = index
         let startLine = line
         let startLineStart = lineStart
+        let startColumn = columns.column(at: index, lineStart: lineStart, in: bytes)
         consume()  // &
         var name: [UInt8] = []
         while let byte = peek, byte != UInt8(ascii: ";"), name.count < 12 {
@@ -453,10 +456,13 @@ package struct XMLPlistParser {
             } else if reference.hasPrefix("#") {
                 value = UInt32(reference.dropFirst(), radix: 10)
             } else {
-                throw failure("unknown entity &\(reference);", expected: "&lt; &gt; &amp; &quot; &apos; or &#…;")
+                throw failure(
+                    "unknown entity &\(reference);", line: startLine, column: startColumn,
+                    expected: "&lt; &gt; &amp; &quot; &apos; or &#…;")
             }
             guard let value, Self.isXMLCharacter(value), let scalar = Unicode.Scalar(value) else {
-                throw failure("&\(reference); is not a character XML allows")
+                throw failure(
+                    "&\(reference); is not a character XML allows", line: startLine, column: startColumn)
             }
             text.append(contentsOf: Array(String(scalar).utf8))
         }
@@ -490,11 +496,11 @@ package struct XMLPlistParser {
         }
     }
 
-    /// The column of the byte under the cursor, from 1, in characters (Unicode scalars).
+    /// The column of the byte under the cursor, from 1, in characters (Unicode scalars), for the one place of an
+    /// error; the tags of a long line are placed by ``columns``.
     private var column: Int {
-        var characters = 1
-        for offset in lineStart..<min(index, bytes.count) where bytes[offset] & 0xC0 != 0x80 { characters += 1 }
-        return characters
+        var columns = CharacterColumns()
+        return columns.column(at: index, lineStart: lineStart, in: bytes)
     }
 
     /// A syntax error at the cursor, or at `line` and `column` when given.
