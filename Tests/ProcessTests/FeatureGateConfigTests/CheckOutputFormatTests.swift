@@ -357,13 +357,30 @@ import Testing
         for arguments in [
             ["check", "--format", "xml", "ok.properties"], ["check", "--same-features", "ok.properties"],
             ["check", "--json", "--format", "sarif", "ok.properties"],
-            ["check", "--pair", "a=ok.properties", "ok.properties"],
-            ["check", "--same-features", "--pair", "ok.properties=./ok.properties", "ok.properties"],
-            ["check", "--same-features", "--pair", "ok.properties", "ok.properties"],
         ] {
             let run = try featuregate(arguments, in: directory)
             #expect(run.status == 2, "\(arguments)")
             #expect(run.output.isEmpty)
+        }
+        for (arguments, message) in [
+            (
+                ["check", "--pair", "a=ok.properties", "ok.properties"],
+                "--pair declares files to compare: give it with --same-features"
+            ),
+            (
+                ["check", "--same-features", "--pair", "ok.properties=./ok.properties", "ok.properties"],
+                "--pair ok.properties=./ok.properties: a file cannot be paired with itself"
+            ),
+            (
+                ["check", "--same-features", "--pair", "ok.properties", "ok.properties"],
+                "--pair ok.properties: expected A=B, two files to compare, e.g. "
+                    + "--pair ios/App/AirshipConfig.plist=android/app/src/main/assets/airshipconfig.properties"
+            ),
+        ] {
+            let run = try featuregate(arguments, in: directory)
+            #expect(run.status == 2, "\(arguments)")
+            #expect(run.output.isEmpty)
+            #expect(run.errorLines.first == "featuregate check: error: \(message)")
         }
     }
 }

@@ -38,6 +38,7 @@ import Testing
         let run = try featuregate(["--version", "check"], in: directory)
         #expect(run.status == 2)
         #expect(run.output.isEmpty)
+        #expect(run.errorLines == ["featuregate: error: --version takes no arguments"])
     }
 
     /// The "In CI" article pins the hooks at the release the tool reports.
