@@ -31,7 +31,8 @@ enum CheckCommand: ToolCommand {
                                       "airshipAndroid": {"enabledFeatures", "resetEnabledFeatures"} (what Airship
                                       Android enables on a first launch). For an invalid file, "enabledFeatures"
                                       and "resetEnabledFeatures" are null; "line" and "column" (1-based) are null
-                                      where unknown (a binary plist);
+                                      where unknown (a binary plist). A --same-features difference is an error
+                                      among each file's diagnostics; "valid" stays the file's own verdict;
                               github  one GitHub Actions workflow command per problem (::error or ::warning
                                       with file, line and col), then 'featuregate check: N file(s), E error(s),
                                       W warning(s)';
