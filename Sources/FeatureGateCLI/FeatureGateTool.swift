@@ -9,11 +9,15 @@ enum FeatureGateTool {
     static let success: Int32 = 0
     static let failure: Int32 = 1
     static let usageFailure: Int32 = 2
+    /// The release this tool belongs to: the newest version in CHANGELOG.md (a test keeps the two equal).
+    static let version = "0.1.0"
 
     static let overview = """
-        OVERVIEW: Check, explain and convert FeatureGate config files (XML, binary and old-style plists, JSON).
+        OVERVIEW: Check, explain and convert FeatureGate config files: XML, binary and old-style plists, JSON,
+        and .properties files (Airship Android's airshipconfig.properties).
 
         USAGE: featuregate <command> [options] FILE...
+               featuregate --version
 
         COMMANDS:
           check     Validate config files: one line per problem, exit 1 if any file is invalid.
@@ -24,7 +28,7 @@ enum FeatureGateTool {
           remote    Check a server's remote-data payload ('featuregate remote check --help').
           consent   Explain what a consent ledger decides under a config's policy ('featuregate consent --help').
 
-        Run 'featuregate <command> --help' for a command's options.
+        Run 'featuregate <command> --help' for a command's options, 'featuregate --version' for the version.
         """
 
     static func run(_ arguments: [String], console: inout Console) -> Int32 {
@@ -41,6 +45,13 @@ enum FeatureGateTool {
         case "gpp": return GPPCommand.run(rest, console: &console)
         case "remote": return RemoteCommand.run(rest, console: &console)
         case "consent": return ConsentCommand.run(rest, console: &console)
+        case "--version":
+            guard rest.isEmpty else {
+                console.err("featuregate: error: --version takes no arguments")
+                return usageFailure
+            }
+            console.out(version)
+            return success
         case "--help", "-h", "help":
             switch rest.first {
             case "check": console.help(CheckCommand.help)
@@ -132,25 +143,26 @@ enum FeatureGateTool {
 
     /// Reads one config operand (a path, or `-` for standard input) and keeps its parsed tree.
     static func loadDocument(_ operand: String, with reader: ConfigReader) -> Result<ConfigDocument, ConfigError> {
-        loadDocumentAndBytes(operand, with: reader).document
+        loadDocumentAndFile(operand, with: reader).document
     }
 
-    /// Reads one config operand and keeps its parsed tree and its bytes (`nil` when it could not be read).
-    static func loadDocumentAndBytes(
+    /// Reads one config operand and keeps its parsed tree, and its bytes with the name its diagnostics give it
+    /// (`nil` when it could not be read).
+    static func loadDocumentAndFile(
         _ operand: String, with reader: ConfigReader
-    ) -> (document: Result<ConfigDocument, ConfigError>, bytes: [UInt8]?) {
-        var bytes: [UInt8]?
+    ) -> (document: Result<ConfigDocument, ConfigError>, file: (source: String, bytes: [UInt8])?) {
+        var file: (source: String, bytes: [UInt8])?
         do {
             if operand == "-" {
                 let data = (try? FileHandle.standardInput.read(upToCount: reader.limits.maximumFileSize + 1)) ?? nil
-                bytes = [UInt8](data ?? Data())
-                return (.success(try reader.readDocument(data ?? Data(), sourceName: "<stdin>")), bytes)
+                file = ("<stdin>", [UInt8](data ?? Data()))
+                return (.success(try reader.readDocument(data ?? Data(), sourceName: "<stdin>")), file)
             }
-            let file = try reader.readBytes(contentsOf: URL(filePath: operand))
-            bytes = file.bytes
-            return (.success(try reader.readDocument(bytes: file.bytes, source: file.source)), bytes)
+            let read = try reader.readBytes(contentsOf: URL(filePath: operand))
+            file = read
+            return (.success(try reader.readDocument(bytes: read.bytes, source: read.source)), file)
         } catch {
-            return (.failure(error), bytes)
+            return (.failure(error), file)
         }
     }
 }

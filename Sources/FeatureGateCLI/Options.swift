@@ -100,16 +100,22 @@ struct ReadingOptions {
     static let flags: Set<String> = ["--lenient", "--airship"]
     static let valued: Set<String> = ["--flag"]
 
+    /// FeatureGate's reading: strict, lenient, or (for a command where `--airship` chooses the reading) Airship's.
     var reader: ConfigReader
+    /// Whether `--airship` was given.
+    var airship: Bool
 
-    init(_ parsed: ParsedArguments) throws(UsageError) {
-        if parsed.flags.contains("--lenient") && parsed.flags.contains("--airship") {
+    /// Reads the options. With `airshipAddsReadings` (`check`), `--airship` adds Airship's readings to FeatureGate's
+    /// strict or lenient one, so it goes with `--lenient`; otherwise it is the reading, and conflicts with it.
+    init(_ parsed: ParsedArguments, airshipAddsReadings: Bool = false) throws(UsageError) {
+        airship = parsed.flags.contains("--airship")
+        let lenient = parsed.flags.contains("--lenient")
+        if lenient && airship && !airshipAddsReadings {
             throw UsageError(
                 message: "--lenient and --airship conflict: give one (--airship already drops unknown names)")
         }
         let mode: ConfigReadingMode =
-            parsed.flags.contains("--airship")
-            ? .airshipCompatible : parsed.flags.contains("--lenient") ? .lenient : .strict
+            airship && !airshipAddsReadings ? .airshipCompatible : lenient ? .lenient : .strict
         var catalog = FeatureCatalog.builtIn
         for declaration in parsed.values["--flag"] ?? [] {
             let parts = declaration.split(separator: "=", maxSplits: 1)
@@ -133,8 +139,7 @@ struct ReadingOptions {
           --lenient           Drop unknown feature names with a warning instead of failing.
           --airship           Read as Airship does: a missing enabledFeatures enables every feature (with a
                               warning), and unknown names are dropped with a warning. Implies --lenient;
-                              giving both is a usage error. 'check --airship' also fails a file that
-                              Airship's iOS SDK rejects.
+                              giving both is a usage error.
           --flag NAME=BIT     Accept a flag your SDK registers (BIT in 16...31). Repeat for more flags.
         """
 }

@@ -2,7 +2,8 @@ import FeatureGateConfig
 
 /// `featuregate check --format sarif`: one SARIF 2.1.0 log for every file checked, with the fields GitHub code
 /// scanning requires (`rules` with descriptions and help, and per result `ruleId`, `level`, `message.text`, a
-/// physical location and `partialFingerprints.primaryLocationLineHash`).
+/// physical location and `partialFingerprints.primaryLocationLineHash`). Columns count Unicode scalars, as the
+/// diagnostics do (`columnKind: unicodeCodePoints`).
 enum SARIFLog {
     static let schema = "https://json.schemastore.org/sarif-2.1.0.json"
 
@@ -71,6 +72,7 @@ enum SARIFLog {
                             ])
                         ),
                         ("results", .array(results)),
+                        ("columnKind", .string("unicodeCodePoints")),
                     ])
                 ])
             ),
@@ -251,6 +253,13 @@ enum SARIFLog {
                 "resetEnabledFeatures is true: every launch discards the choices the app and the user made, keeping only "
                     + "their refusals (consent refusals, and the flags revoke-all turned off).",
                 "Ship resetEnabledFeatures: true in one release only, then remove it."
+            )
+        case .differentFeatures:
+            (
+                "Different features",
+                "Files checked with --same-features (an app's AirshipConfig.plist and its airshipconfig.properties, "
+                    + "say) enable different features: one platform would do what the other does not.",
+                "Enable the same features in every file of the pair, or check them separately if they should differ."
             )
         }
     }

@@ -27,8 +27,7 @@ public struct ConfigDiagnostic: Sendable, Hashable, CustomStringConvertible {
         case invalidEncoding
         /// The content is not an XML plist, a binary plist or JSON.
         case unrecognizedFormat
-        /// The file is malformed or truncated; the message gives the line (and, for JSON and old-style plists, the
-        /// column) in the text formats.
+        /// The file is malformed or truncated; the message gives the line and column in the text formats.
         case syntaxError
         /// A dictionary key is followed by no value (another key, the end of the dictionary or of the file); the
         /// diagnostic names the key and gives its line.
@@ -63,7 +62,8 @@ public struct ConfigDiagnostic: Sendable, Hashable, CustomStringConvertible {
         case noneWithOtherNames
         /// An integer bitmask with bits that are not flags of the catalog; they are dropped, with a warning.
         case unknownBits
-        /// Airship-compatible mode enabled every flag because `enabledFeatures` is missing; a warning.
+        /// Airship-compatible mode enabled every flag because `enabledFeatures` is missing; a warning. `featuregate
+        /// check --airship` reports the same about Airship's iOS SDK as an error.
         case defaultedToAll
         /// A value the output format of a conversion cannot hold (a date or data in JSON, a null in a plist); the
         /// conversion writes nothing.
@@ -76,7 +76,8 @@ public struct ConfigDiagnostic: Sendable, Hashable, CustomStringConvertible {
         case rejectedByAirship
         /// Airship Android reads an `airshipconfig.properties` file differently from what it appears to say (an
         /// unknown name keeps every feature; `dataCollectionOptInEnabled = true` turns the default to none). Only
-        /// `featuregate check --airship` reports it, as a warning.
+        /// `featuregate check --airship` reports it: as an error where Airship Android enables more than the file
+        /// does as written, as a warning otherwise.
         case readDifferentlyByAirshipAndroid
         /// A key inside `consentPolicy` that no version reads (an error in strict mode, ignored with a warning
         /// otherwise).
@@ -87,6 +88,9 @@ public struct ConfigDiagnostic: Sendable, Hashable, CustomStringConvertible {
         /// `resetEnabledFeatures` is true: every launch discards the choices the app and the user made, keeping only
         /// their refusals (consent refusals, and the flags revoke-all turned off); a warning.
         case resetDiscardsChoices
+        /// Files compared with `featuregate check --same-features` enable different features: reported on each
+        /// file's `enabledFeatures`, once per feature that differs. Only that command reports it, as an error.
+        case differentFeatures
     }
 
     /// Whether this is an error (the config is invalid; the reader returns no configuration) or a warning (the
@@ -101,8 +105,9 @@ public struct ConfigDiagnostic: Sendable, Hashable, CustomStringConvertible {
     /// The 1-based line, when the format has lines (XML, JSON, old-style plists, `.properties`) and the problem has
     /// a place.
     public let line: Int?
-    /// The 1-based column on ``line``, where it is known: syntax errors in JSON and old-style plists, and every
-    /// placed problem of a `.properties` file. A column counts characters (bytes, in ISO-8859-1).
+    /// The 1-based column on ``line``, where it is known: every placed problem of the text formats (XML, JSON and
+    /// old-style plists, `.properties` files), at the value (or the key, for a problem with a key; an XML element's
+    /// `<`). A binary plist has neither. A column counts characters (Unicode scalars; bytes, in ISO-8859-1).
     public let column: Int?
     /// What was found, e.g. `string "anlytics"` or `boolean true`; `nil` when nothing was there.
     public let found: String?

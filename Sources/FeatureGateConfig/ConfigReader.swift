@@ -183,9 +183,10 @@ public struct ConfigReader: Sendable {
         }
         // ISO-8859-1, every byte a character, is what java.util.Properties reads.
         if format != .binary && format != .properties, let offset = firstInvalidUTF8Offset(in: bytes) {
+            let place = textPlace(of: offset, in: bytes)
             throw fail(
                 ParseFailure(
-                    .invalidEncoding, line: lineNumber(of: offset, in: bytes),
+                    .invalidEncoding, line: place.line, column: place.column,
                     "byte 0x\(String(bytes[offset], radix: 16, uppercase: true)) at offset \(offset) is not UTF-8; "
                         + "save the file as UTF-8",
                     found: "byte 0x\(String(bytes[offset], radix: 16, uppercase: true))", expected: "UTF-8 text"),
@@ -221,27 +222,58 @@ public struct ConfigReader: Sendable {
             ignoredKeys: validator.ignoredKeys, consentPolicy: validator.consentPolicy)
     }
 
-    /// The column of what a diagnostic points at, where the parser recorded columns (a `.properties` file): a top-level
-    /// key, its value, or an element of its array (`enabledFeatures[2]`).
-    private static func column(of diagnostic: ConfigDiagnostic, in root: ConfigNode) -> Int? {
-        guard let line = diagnostic.line, case .dictionary(let entries) = root.value else { return nil }
-        let path = diagnostic.keyPath
-        let key = path.firstIndex(of: "[").map { String(path[..<$0]) } ?? path
-        guard
-            let entry = entries.last(where: { $0.key == key && ($0.line == line || $0.value.line == line) })
-                ?? entries.last(where: { $0.key == key })
-        else { return nil }
-        if key != path, path.hasSuffix("]"), let open = path.firstIndex(of: "["),
-            let index = Int(path[path.index(after: open)..<path.index(before: path.endIndex)]),
-            case .array(let elements) = entry.value.value, elements.indices.contains(index),
-            elements[index].line == line
-        {
-            return elements[index].column
-        }
+    /// The column of what a diagnostic points at, where the parser recorded columns (every text format): the value
+    /// its key path names, or the key for a problem with a key, on the diagnostic's line. A path that names nothing in
+    /// the tree (a missing nested key) points at the closest enclosing value on that line.
+    package static func column(of diagnostic: ConfigDiagnostic, in root: ConfigNode) -> Int? {
+        guard let line = diagnostic.line else { return nil }
         // A problem with a key points at the key; any other, at the value.
         let aboutTheKey: Set<ConfigDiagnostic.Kind> = [.misspelledKey, .duplicateKey, .keyWithoutValue, .unknownKey]
-        if entry.value.line == line && !aboutTheKey.contains(diagnostic.kind) { return entry.value.column }
-        return entry.line == line ? entry.column : nil
+        var path = Substring(diagnostic.keyPath)
+        if path == ConfigDiagnostic.rootKeyPath { return root.line == line ? root.column : nil }
+        while !path.isEmpty {
+            // The last match first: of duplicate keys, the one a diagnostic names is never the first.
+            for (entry, node) in places(of: path, in: root, atTop: true).reversed() {
+                if node.line == line && (entry == nil || !aboutTheKey.contains(diagnostic.kind)) { return node.column }
+                if let entry, entry.line == line { return entry.column }
+            }
+            guard let cut = path.lastIndex(where: { $0 == "." || $0 == "[" }) else { break }
+            path = path[..<cut]
+        }
+        return nil
+    }
+
+    /// Every value `path` can name below `node` (a key may hold `.` or `[`, so a path may read more than one way),
+    /// with the dictionary entry that holds it, if any.
+    private static func places(
+        of path: Substring, in node: ConfigNode, atTop: Bool
+    ) -> [(entry: ConfigNode.Entry?, node: ConfigNode)] {
+        switch node.value {
+        case .array(let elements):
+            guard path.first == "[", let close = path.firstIndex(of: "]"),
+                let index = Int(path[path.index(after: path.startIndex)..<close]), elements.indices.contains(index)
+            else { return [] }
+            let rest = path[path.index(after: close)...]
+            return rest.isEmpty ? [(nil, elements[index])] : places(of: rest, in: elements[index], atTop: false)
+        case .dictionary(let entries):
+            var keyed = path
+            if !atTop {
+                guard keyed.first == "." else { return [] }
+                keyed = keyed.dropFirst()
+            }
+            var found: [(entry: ConfigNode.Entry?, node: ConfigNode)] = []
+            for entry in entries where keyed.hasPrefix(entry.key) {
+                let rest = keyed.dropFirst(entry.key.count)
+                if rest.isEmpty {
+                    found.append((entry, entry.value))
+                } else if rest.first == "." || rest.first == "[" {
+                    found += places(of: rest, in: entry.value, atTop: false)
+                }
+            }
+            return found
+        default:
+            return []
+        }
     }
 
     /// Whether a source name ends in `.properties`, in any case.
@@ -259,7 +291,7 @@ public struct ConfigReader: Sendable {
                 && ((bytes[0] == 0 && starts.contains(bytes[1])) || (bytes[1] == 0 && starts.contains(bytes[0]))))
         guard utf16 else { return nil }
         return ParseFailure(
-            .invalidEncoding, line: 1, "the file is UTF-16 or UTF-32 text; save it as UTF-8",
+            .invalidEncoding, line: 1, column: 1, "the file is UTF-16 or UTF-32 text; save it as UTF-8",
             found: "UTF-16 or UTF-32 text", expected: "UTF-8 text")
     }
 

@@ -193,17 +193,19 @@ import Testing
     @Test func textThatIsNotUTF8IsAnErrorWithItsLine() {
         #expect(
             outcome([0xFF, 0xFE, 0x7B, 0x00]).lines == [
-                "c: error: (root): line 1: the file is UTF-16 or UTF-32 text; save it as UTF-8"
+                "c: error: (root): line 1, column 1: the file is UTF-16 or UTF-32 text; save it as UTF-8"
             ])
         #expect(
             outcome(Array("{\0\"".utf8)).lines == [
-                "c: error: (root): line 1: the file is UTF-16 or UTF-32 text; save it as UTF-8"
+                "c: error: (root): line 1, column 1: the file is UTF-16 or UTF-32 text; save it as UTF-8"
             ])
         let latin1 = Array("{\n\"enabledFeatures\": [\"caf".utf8) + [0xE9] + Array("\"]}".utf8)
         let result = outcome(latin1)
         #expect(result.format == .json)
         #expect(
-            result.lines == ["c: error: (root): line 2: byte 0xE9 at offset 26 is not UTF-8; save the file as UTF-8"])
+            result.lines == [
+                "c: error: (root): line 2, column 25: byte 0xE9 at offset 26 is not UTF-8; save the file as UTF-8"
+            ])
         // Overlong encodings and surrogates are not UTF-8 either.
         #expect(
             outcome(Array("{\"a\":\"".utf8) + [0xC0, 0xAF] + Array("\"}".utf8)).lines.first?.contains("byte 0xC0")
@@ -274,36 +276,42 @@ import Testing
     @Test(arguments: [
         (
             "<key>enabledFeatures</key>\n<array><string>push</strin></array>",
-            "line 5: expected </string>, found </strin>"
+            "line 5, column 20: expected </string>, found </strin>"
         ),
-        ("<key>enabledFeatures</key>\n<list/>", "line 5: unknown element <list>"),
-        ("<key>enabledFeatures</key>\n<array><key>push</key></array>", "line 5: <key> outside a <dict>"),
+        ("<key>enabledFeatures</key>\n<list/>", "line 5, column 1: unknown element <list>"),
+        ("<key>enabledFeatures</key>\n<array><key>push</key></array>", "line 5, column 8: <key> outside a <dict>"),
         (
             "<key>enabledFeatures</key>\n<string>push</string>\n<string>x</string>",
-            "line 6: expected <key> or </dict>, found <string>: every value in a <dict> follows a <key>"
+            "line 6, column 1: expected <key> or </dict>, found <string>: every value in a <dict> follows a <key>"
         ),
-        ("<key>enabledFeatures</key>\n<string>a & b</string>", "line 5: '&' does not start an entity such as &amp;"),
-        ("<key>enabledFeatures</key>\n<string>&nbsp;</string>", "line 5: unknown entity &nbsp;"),
-        ("<key>enabledFeatures</key>\n<string>&#0;</string>", "line 5: &#0; is not a character XML allows"),
+        (
+            "<key>enabledFeatures</key>\n<string>a & b</string>",
+            "line 5, column 11: '&' does not start an entity such as &amp;"
+        ),
+        ("<key>enabledFeatures</key>\n<string>&nbsp;</string>", "line 5, column 9: unknown entity &nbsp;"),
+        ("<key>enabledFeatures</key>\n<string>&#0;</string>", "line 5, column 9: &#0; is not a character XML allows"),
         (
             "<key>enabledFeatures</key>\n<string>pu\0sh</string>",
-            "line 5: the control character U+0000 is not allowed in XML"
+            "line 5, column 11: the control character U+0000 is not allowed in XML"
         ),
-        ("<key>enabledFeatures</key>\n<string>a<b/></string>", "line 5: element <b> inside <string>"),
+        ("<key>enabledFeatures</key>\n<string>a<b/></string>", "line 5, column 10: element <b> inside <string>"),
         (
             "<key>enabledFeatures</key>\n<integer>0x10</integer>",
-            "line 5: <integer> holds 4 characters that are not a decimal integer"
+            "line 5, column 1: <integer> holds 4 characters that are not a decimal integer"
         ),
         (
             "<key>enabledFeatures</key>\n<real>fast</real>",
-            "line 5: <real> holds 4 characters that are not a decimal number"
+            "line 5, column 1: <real> holds 4 characters that are not a decimal number"
         ),
-        ("<key>enabledFeatures</key>\n<true>yes</true>", "line 5: <true> holds text"),
-        ("<key>enabledFeatures</key>\n<data>!!</data>", "line 5: <data> holds text that is not base64"),
-        ("<key>enabledFeatures</key>\n<array a=1/>", "line 5: expected a quoted attribute value in <array>, found '1'"),
+        ("<key>enabledFeatures</key>\n<true>yes</true>", "line 5, column 1: <true> holds text"),
+        ("<key>enabledFeatures</key>\n<data>!!</data>", "line 5, column 1: <data> holds text that is not base64"),
+        (
+            "<key>enabledFeatures</key>\n<array a=1/>",
+            "line 5, column 10: expected a quoted attribute value in <array>, found '1'"
+        ),
         (
             "<key>enabledFeatures</key>\n<!-- open comment",
-            "line 7: the file ends inside a comment that starts on line 5"
+            "line 7, column 9: the file ends inside a comment that starts on line 5"
         ),
     ])
     func malformedXMLIsAnErrorWithItsLine(body: String, message: String) throws {
@@ -314,25 +322,28 @@ import Testing
     }
 
     @Test(arguments: [
-        ("<plist version=\"1.0\"/>", "line 1: <plist/> holds no value"),
-        ("<plist>\n</plist>", "line 2: <plist> holds no value"),
-        ("<plist><dict/></plist>\n<dict/>", "line 2: found '<' after the end of the plist"),
-        ("<plist><dict/>", "line 1: expected </plist>, found the end of the file"),
+        ("<plist version=\"1.0\"/>", "line 1, column 1: <plist/> holds no value"),
+        ("<plist>\n</plist>", "line 2, column 1: <plist> holds no value"),
+        ("<plist><dict/></plist>\n<dict/>", "line 2, column 1: found '<' after the end of the plist"),
+        ("<plist><dict/>", "line 1, column 15: expected </plist>, found the end of the file"),
         (
             "<plist><dict>\n<key>a</key><string>b</string>",
-            "line 2: the file ends inside the <dict> that starts on line 1"
+            "line 2, column 31: the file ends inside the <dict> that starts on line 1"
         ),
         (
             "<plist><dict><key>a</key><array>\n<string>b</string>",
-            "line 2: the file ends inside the <array> that starts on line 1"
+            "line 2, column 19: the file ends inside the <array> that starts on line 1"
         ),
-        ("<plist><dict><key>a</key><string>b", "line 1: the file ends inside the <string> that starts on line 1"),
-        ("<!DOCTYPE plist [", "line 1: the file ends inside the DOCTYPE that starts on line 1"),
+        (
+            "<plist><dict><key>a</key><string>b",
+            "line 1, column 35: the file ends inside the <string> that starts on line 1"
+        ),
+        ("<!DOCTYPE plist [", "line 1, column 18: the file ends inside the DOCTYPE that starts on line 1"),
         (
             "<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?><plist><dict><key>é</key><true/></dict></plist>",
-            #"line 1: the XML declaration says encoding "ISO-8859-1"; only UTF-8 is read"#
+            #"line 1, column 1: the XML declaration says encoding "ISO-8859-1"; only UTF-8 is read"#
         ),
-        ("<", "line 1: expected an element name after '<', found the end of the file"),
+        ("<", "line 1, column 2: expected an element name after '<', found the end of the file"),
     ])
     func malformedXMLDocumentsAreErrors(text: String, message: String) throws {
         let error = try #require(readError(Data(text.utf8)))

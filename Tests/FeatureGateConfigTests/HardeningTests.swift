@@ -11,25 +11,30 @@ import Testing
 
     @Test func deeplyNestedJSONIsRefusedAtTheDepthLimit() {
         let arrays = outcome(json(enabled: String(repeating: "[", count: deep)))
-        #expect(arrays.lines == ["c: error: (root): line 1: containers are nested more than 64 levels deep"])
+        #expect(arrays.lines == ["c: error: (root): line 1, column 84: containers are nested more than 64 levels deep"])
         let objects = outcome(String(repeating: #"{"a":"#, count: deep))
-        #expect(objects.lines == ["c: error: (root): line 1: containers are nested more than 64 levels deep"])
+        #expect(
+            objects.lines == ["c: error: (root): line 1, column 321: containers are nested more than 64 levels deep"])
         let exactlyAtTheLimit =
             "{\"enabledFeatures\": [], \"x\": \(String(repeating: "[", count: 63))\(String(repeating: "]", count: 63))}"
         #expect(outcome(exactlyAtTheLimit).features == [])
         let custom = outcome(json(enabled: "[[[]]]"), limits: ConfigLimits(maximumDepth: 2))
-        #expect(custom.lines == ["c: error: (root): line 1: containers are nested more than 2 levels deep"])
+        #expect(custom.lines == ["c: error: (root): line 1, column 22: containers are nested more than 2 levels deep"])
     }
 
     @Test func theDepthLimitCannotBeRaisedPastTheStackSafeMaximum() {
         let result = outcome(
             json(enabled: String(repeating: "[", count: deep)), limits: ConfigLimits(maximumDepth: .max))
-        #expect(result.lines == ["c: error: (root): line 1: containers are nested more than 256 levels deep"])
+        #expect(
+            result.lines == ["c: error: (root): line 1, column 276: containers are nested more than 256 levels deep"])
     }
 
     @Test func deeplyNestedXMLIsRefusedAtTheDepthLimit() {
         let text = plist("<key>enabledFeatures</key>\n" + String(repeating: "<array>", count: deep))
-        #expect(outcome(text).lines == ["c: error: (root): line 5: containers are nested more than 64 levels deep"])
+        #expect(
+            outcome(text).lines == [
+                "c: error: (root): line 5, column 442: containers are nested more than 64 levels deep"
+            ])
     }
 
     @Test func deeplyNestedBinaryPlistsAreRefusedAtTheDepthLimit() {
@@ -61,10 +66,13 @@ import Testing
         let many = "[" + Array(repeating: "0", count: 150_000).joined(separator: ",") + "]"
         #expect(
             outcome(#"{"enabledFeatures": [], "big": \#(many)}"#).lines == [
-                "c: error: (root): line 1: the document holds more than 100000 values"
+                "c: error: (root): line 1, column 200027: the document holds more than 100000 values"
             ])
         let xml = plist("<key>big</key><array>" + String(repeating: "<true/>", count: 110_000) + "</array>")
-        #expect(outcome(xml).lines == ["c: error: (root): line 4: the document holds more than 100000 values"])
+        #expect(
+            outcome(xml).lines == [
+                "c: error: (root): line 4, column 700008: the document holds more than 100000 values"
+            ])
     }
 
     @Test func aBinaryPlistThatSharesObjectsCannotExpandPastTheValueLimit() {
@@ -122,7 +130,7 @@ import Testing
             ])
         #expect(
             outcome([0x7B, 0x00]).lines == [
-                "c: error: (root): line 1: the file is UTF-16 or UTF-32 text; save it as UTF-8"
+                "c: error: (root): line 1, column 1: the file is UTF-16 or UTF-32 text; save it as UTF-8"
             ])
         #expect(outcome(Array(repeating: 0, count: 1_000)).lines.count == 1)
     }

@@ -9,23 +9,23 @@ import Testing
         // XML: another key next, as in a template with a value left out.
         (
             plist("<key>developmentAppKey</key>\n<key>enabledFeatures</key>\n<array/>"),
-            #"c: error: developmentAppKey: line 4: the key "developmentAppKey" has no value (found <key> after it)"#
+            #"c: error: developmentAppKey: line 4, column 1: the key "developmentAppKey" has no value (found <key> after it)"#
         ),
         // XML: the end of the dictionary next.
         (
             plist("<key>enabledFeatures</key>\n<array/>\n<key>site</key>"),
-            #"c: error: site: line 6: the key "site" has no value (found </dict> after it)"#
+            #"c: error: site: line 6, column 1: the key "site" has no value (found </dict> after it)"#
         ),
         // XML: inside a nested dictionary inside an array.
         (
             plist(
                 "<key>enabledFeatures</key><array/>\n<key>extra</key><array><dict>\n<key>inner</key>\n</dict></array>"),
-            #"c: error: extra[0].inner: line 6: the key "inner" has no value (found </dict> after it)"#
+            #"c: error: extra[0].inner: line 6, column 1: the key "inner" has no value (found </dict> after it)"#
         ),
         // XML: the end of the file next.
         (
             "<plist><dict>\n<key>enabledFeatures</key>",
-            #"c: error: enabledFeatures: line 2: the key "enabledFeatures" has no value (found the end of the file after it)"#
+            #"c: error: enabledFeatures: line 2, column 1: the key "enabledFeatures" has no value (found the end of the file after it)"#
         ),
         // JSON: a comma or a closing brace next, with or without the colon.
         (

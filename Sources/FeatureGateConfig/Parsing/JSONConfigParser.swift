@@ -1,12 +1,13 @@
 import FeatureGate
 
-/// A strict RFC 8259 JSON parser that remembers the line of every value and enforces the reader's limits.
+/// A strict RFC 8259 JSON parser that remembers the line and column of every value and enforces the reader's limits.
 ///
 /// Foundation's `JSONSerialization` was not used: its errors give a character offset at best, it cannot tell
 /// `1` from `1.0` from `true` on every platform, and it has no depth limit. The input has been checked to be
 /// UTF-8 before this runs.
 package struct JSONConfigParser {
     private var cursor: TextCursor
+    private var columns = CharacterColumns()
 
     /// Parses one JSON value that fills the whole input (after an optional byte order mark).
     package static func parse(_ bytes: [UInt8], limits: ConfigLimits) throws(ParseFailure) -> ConfigNode {
@@ -24,27 +25,27 @@ package struct JSONConfigParser {
     // MARK: - Values
 
     private mutating func parseValue(depth: Int) throws(ParseFailure) -> ConfigNode {
-        let valueLine = try cursor.countValue()
+        let (line, column) = try cursor.countValue(&columns)
         switch cursor.peek ?? 0 {
         case UInt8(ascii: "{"):
-            try cursor.budget.checkDepth(depth + 1, line: valueLine)
-            return ConfigNode(try parseObject(depth: depth + 1), line: valueLine)
+            try cursor.budget.checkDepth(depth + 1, line: line, column: column)
+            return ConfigNode(try parseObject(depth: depth + 1), line: line, column: column)
         case UInt8(ascii: "["):
-            try cursor.budget.checkDepth(depth + 1, line: valueLine)
-            return ConfigNode(try parseArray(depth: depth + 1), line: valueLine)
+            try cursor.budget.checkDepth(depth + 1, line: line, column: column)
+            return ConfigNode(try parseArray(depth: depth + 1), line: line, column: column)
         case UInt8(ascii: "\""):
-            return ConfigNode(.string(try parseString()), line: valueLine)
+            return ConfigNode(.string(try parseString()), line: line, column: column)
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
-            return ConfigNode(try parseNumber(), line: valueLine)
+            return ConfigNode(try parseNumber(), line: line, column: column)
         case UInt8(ascii: "t"):
             try expectLiteral("true")
-            return ConfigNode(.boolean(true), line: valueLine)
+            return ConfigNode(.boolean(true), line: line, column: column)
         case UInt8(ascii: "f"):
             try expectLiteral("false")
-            return ConfigNode(.boolean(false), line: valueLine)
+            return ConfigNode(.boolean(false), line: line, column: column)
         case UInt8(ascii: "n"):
             try expectLiteral("null")
-            return ConfigNode(.null, line: valueLine)
+            return ConfigNode(.null, line: line, column: column)
         default:
             throw notAValue()
         }
@@ -71,7 +72,7 @@ package struct JSONConfigParser {
                     "expected a key in double quotes, found \(describeByte(cursor.peek))\(trailing)")
             }
             let keyLine = cursor.line
-            let keyColumn = cursor.column
+            let keyColumn = columns.column(of: cursor)
             let key = try parseString()
             cursor.skipWhitespace()
             if cursor.isAtEnd(ofValueBefore: ",", or: "}") {
@@ -89,7 +90,7 @@ package struct JSONConfigParser {
             cursor.path.push(key: key)
             let value = try parseValue(depth: depth)
             cursor.path.pop()
-            entries.append(ConfigNode.Entry(key: key, line: keyLine, value: value))
+            entries.append(ConfigNode.Entry(key: key, line: keyLine, column: keyColumn, value: value))
             if try endOfContainer(closedBy: "}", in: "an object") { return .dictionary(entries) }
         }
     }

@@ -12,6 +12,7 @@ import FeatureGate
 /// line, because for a config it is always a mistake. The input has been checked to be UTF-8.
 package struct OpenStepPlistParser {
     private var cursor: TextCursor
+    private var columns = CharacterColumns()
 
     /// Parses a whole old-style plist.
     package static func parse(_ bytes: [UInt8], limits: ConfigLimits) throws(ParseFailure) -> ConfigNode {
@@ -30,29 +31,29 @@ package struct OpenStepPlistParser {
                 expected: "the end of the file")
         }
         parser = OpenStepPlistParser(cursor: TextCursor(bytes, limits: limits))
-        try parser.cursor.budget.countValue(line: 1)
-        return ConfigNode(try parser.parseDictionary(depth: 1, braceLine: nil), line: 1)
+        try parser.cursor.budget.countValue(line: 1, column: 1)
+        return ConfigNode(try parser.parseDictionary(depth: 1, braceLine: nil), line: 1, column: 1)
     }
 
     // MARK: - Values
 
     private mutating func parseValue(depth: Int) throws(ParseFailure) -> ConfigNode {
-        let valueLine = try cursor.countValue()
+        let (line, column) = try cursor.countValue(&columns)
         switch cursor.peek ?? 0 {
         case UInt8(ascii: "{"):
-            try cursor.budget.checkDepth(depth + 1, line: valueLine)
+            try cursor.budget.checkDepth(depth + 1, line: line, column: column)
             cursor.advance()
-            return ConfigNode(try parseDictionary(depth: depth + 1, braceLine: valueLine), line: valueLine)
+            return ConfigNode(try parseDictionary(depth: depth + 1, braceLine: line), line: line, column: column)
         case UInt8(ascii: "("):
-            try cursor.budget.checkDepth(depth + 1, line: valueLine)
+            try cursor.budget.checkDepth(depth + 1, line: line, column: column)
             cursor.advance()
-            return ConfigNode(try parseArray(depth: depth + 1, parenthesisLine: valueLine), line: valueLine)
+            return ConfigNode(try parseArray(depth: depth + 1, parenthesisLine: line), line: line, column: column)
         case UInt8(ascii: "<"):
-            return ConfigNode(.data(try parseData()), line: valueLine)
+            return ConfigNode(.data(try parseData()), line: line, column: column)
         case UInt8(ascii: "\""), UInt8(ascii: "'"):
-            return ConfigNode(.string(try parseQuotedString()), line: valueLine)
+            return ConfigNode(.string(try parseQuotedString()), line: line, column: column)
         case let byte where isUnquotedStringByte(byte):
-            return ConfigNode(.string(parseUnquotedString()), line: valueLine)
+            return ConfigNode(.string(parseUnquotedString()), line: line, column: column)
         default:
             throw cursor.failure(
                 "expected a value, found \(describeByte(cursor.peek))",
@@ -75,7 +76,7 @@ package struct OpenStepPlistParser {
                     "the file ends inside the dictionary that starts on line \(braceLine)", expected: "'}'")
             }
             let keyLine = cursor.line
-            let keyColumn = cursor.column
+            let keyColumn = columns.column(of: cursor)
             let key: String
             if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "'") {
                 key = try parseQuotedString()
@@ -104,7 +105,7 @@ package struct OpenStepPlistParser {
             cursor.path.push(key: key)
             let value = try parseValue(depth: depth)
             cursor.path.pop()
-            entries.append(ConfigNode.Entry(key: key, line: keyLine, value: value))
+            entries.append(ConfigNode.Entry(key: key, line: keyLine, column: keyColumn, value: value))
             try skipSpace()
             guard cursor.peek == UInt8(ascii: ";") else {
                 throw cursor.failure(

@@ -12,23 +12,51 @@ extension NestingBudget {
     }
 
     /// Counts one more value; fails once the document holds too many.
-    mutating func countValue(line: Int?) throws(ParseFailure) {
+    mutating func countValue(line: Int?, column: Int? = nil) throws(ParseFailure) {
         guard countValue() else {
             throw ParseFailure(
-                .tooManyValues, line: line,
+                .tooManyValues, line: line, column: column,
                 "the document holds more than \(maximumValueCount) values",
                 expected: "at most \(maximumValueCount) values")
         }
     }
 
     /// Fails when a container at `depth` (1 for the top level) is nested too deep.
-    func checkDepth(_ depth: Int, line: Int?) throws(ParseFailure) {
+    func checkDepth(_ depth: Int, line: Int?, column: Int? = nil) throws(ParseFailure) {
         guard allows(depth: depth) else {
             throw ParseFailure(
-                .nestingTooDeep, line: line,
+                .nestingTooDeep, line: line, column: column,
                 "containers are nested more than \(maximumDepth) levels deep",
                 expected: "at most \(maximumDepth) levels of arrays and dictionaries")
         }
+    }
+}
+
+/// Columns in characters along the lines of a text, counted on from the last column asked for, so that placing every
+/// value of a long line (a 1 MiB minified JSON file) costs one pass over it, not one pass per value.
+struct CharacterColumns {
+    private var lineStart = -1
+    private var counted = 0
+    private var characters = 1
+
+    /// The column of the byte at `index` on the line that starts at `lineStart`, from 1, in characters.
+    mutating func column(at index: Int, lineStart start: Int, in bytes: [UInt8]) -> Int {
+        if start != lineStart || index < counted {
+            lineStart = start
+            counted = start
+            characters = 1
+        }
+        let end = min(index, bytes.count)
+        while counted < end {
+            if bytes[counted] & 0xC0 != 0x80 { characters += 1 }
+            counted += 1
+        }
+        return characters
+    }
+
+    /// The column of the byte under `cursor`.
+    mutating func column(of cursor: TextCursor) -> Int {
+        column(at: cursor.index, lineStart: cursor.index - cursor.column + 1, in: cursor.bytes)
     }
 }
 
@@ -38,10 +66,21 @@ extension TextCursor {
         self.init(bytes, budget: NestingBudget(limits))
     }
 
-    /// Counts the value that starts under the cursor toward the budget; returns its line.
-    mutating func countValue() throws(ParseFailure) -> Int {
-        try budget.countValue(line: line)
-        return line
+    /// Counts the value that starts under the cursor toward the budget; returns its line and its column, counted by
+    /// `columns`.
+    mutating func countValue(_ columns: inout CharacterColumns) throws(ParseFailure) -> (line: Int, column: Int) {
+        let place = (line: line, column: columns.column(of: self))
+        try budget.countValue(line: place.line, column: place.column)
+        return place
+    }
+
+    /// The column of the byte under the cursor, from 1, in characters (Unicode scalars), as diagnostics count it:
+    /// ``TextCursor/column`` counts bytes, which differ from characters after a non-ASCII character on the line. It
+    /// counts the line from its start: for the one place of an error. A parser placing every value uses
+    /// ``CharacterColumns``.
+    var characterColumn: Int {
+        var columns = CharacterColumns()
+        return columns.column(of: self)
     }
 
     /// Whether the cursor is where a value should be but the text ends, or a `separator` or `closer` comes instead.
@@ -53,7 +92,7 @@ extension TextCursor {
     /// A syntax error at the cursor, naming the byte under it as what was found.
     func failure(_ message: String, expected: String? = nil) -> ParseFailure {
         ParseFailure(
-            .syntaxError, line: line, column: column, message, found: describeByte(peek), expected: expected)
+            .syntaxError, line: line, column: characterColumn, message, found: describeByte(peek), expected: expected)
     }
 
     /// A key followed by no value (the cursor is on what came instead), placed at the key.

@@ -43,18 +43,21 @@ package func firstInvalidUTF8Offset(in bytes: [UInt8], from start: Int = 0) -> I
     return nil
 }
 
-/// The 1-based line of a byte offset: one more than the line breaks before it.
-package func lineNumber(of offset: Int, in bytes: [UInt8]) -> Int {
+/// The 1-based line and column of a byte offset: one more than the line breaks before it, and one more than the
+/// characters (UTF-8 lead bytes) between the start of that line and the offset.
+package func textPlace(of offset: Int, in bytes: [UInt8]) -> (line: Int, column: Int) {
     var line = 1
+    var column = 1
     var index = 0
     let end = min(offset, bytes.count)
     while index < end {
-        if bytes[index] == 0x0A {
+        if bytes[index] == 0x0A || (bytes[index] == 0x0D && (index + 1 >= bytes.count || bytes[index + 1] != 0x0A)) {
             line += 1
-        } else if bytes[index] == 0x0D && (index + 1 >= bytes.count || bytes[index + 1] != 0x0A) {
-            line += 1
+            column = 1
+        } else if bytes[index] & 0xC0 != 0x80 && !(index < 3 && bytes.starts(with: [0xEF, 0xBB, 0xBF])) {
+            column += 1
         }
         index += 1
     }
-    return line
+    return (line, column)
 }

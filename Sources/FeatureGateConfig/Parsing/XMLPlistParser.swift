@@ -1,6 +1,7 @@
 import Foundation
 
-/// A parser for XML property lists that remembers the line of every element and enforces the reader's limits.
+/// A parser for XML property lists that remembers the line and column of every element and enforces the reader's
+/// limits.
 ///
 /// It reads what Xcode and `plutil` write: an optional XML declaration, comments and a DOCTYPE, then
 /// `<plist>` around one value (a bare value is accepted too). Elements are `dict`, `array`, `string`, `key`,
@@ -11,13 +12,18 @@ package struct XMLPlistParser {
     private let bytes: [UInt8]
     private var index = 0
     private var line = 1
+    /// The offset of the first byte of ``line``.
+    private var lineStart = 0
+    private var columns = CharacterColumns()
     private var budget: ParseBudget
     private var path = KeyPathTracker()
 
-    private struct Tag {
+    fileprivate struct Tag {
         var name: String
         var isSelfClosing: Bool
         var line: Int
+        /// The column of the tag's `<`, in characters.
+        var column: Int
     }
 
     private init(bytes: [UInt8], limits: ConfigLimits) {
@@ -28,7 +34,10 @@ package struct XMLPlistParser {
     /// Parses a whole XML plist document.
     package static func parse(_ bytes: [UInt8], limits: ConfigLimits) throws(ParseFailure) -> ConfigNode {
         var parser = XMLPlistParser(bytes: bytes, limits: limits)
-        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { parser.index = 3 }
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) {
+            parser.index = 3
+            parser.lineStart = 3
+        }
         return try parser.parseDocument()
     }
 
@@ -45,7 +54,7 @@ package struct XMLPlistParser {
         let value: ConfigNode
         if root.name == "plist" {
             if root.isSelfClosing {
-                throw failure("<plist/> holds no value", line: root.line, expected: "<plist><dict>…</dict></plist>")
+                throw failure("<plist/> holds no value", at: root, expected: "<plist><dict>…</dict></plist>")
             }
             try skipMisc()
             if startsWith("</") || peek == nil {
@@ -87,6 +96,7 @@ package struct XMLPlistParser {
 
     private mutating func skipProcessingInstruction() throws(ParseFailure) {
         let startLine = line
+        let startColumn = columns.column(at: index, lineStart: lineStart, in: bytes)
         let start = index
         try skip(past: "?>", what: "a processing instruction", startLine: startLine, from: 2)
         let text = String(decoding: bytes[start..<index], as: UTF8.self)
@@ -96,7 +106,7 @@ package struct XMLPlistParser {
             bytes.contains(where: { $0 >= 0x80 })
         {
             throw ParseFailure(
-                .invalidEncoding, line: startLine,
+                .invalidEncoding, line: startLine, column: startColumn,
                 "the XML declaration says encoding \(quoted(encoding)); only UTF-8 is read",
                 found: "encoding \(quoted(encoding))", expected: "UTF-8")
         }
@@ -163,13 +173,13 @@ package struct XMLPlistParser {
         "<dict>, <array>, <string>, <integer>, <real>, <true/>, <false/>, <date> or <data>"
 
     private mutating func parseElement(_ tag: Tag, depth: Int) throws(ParseFailure) -> ConfigNode {
-        try budget.countValue(line: tag.line)
+        try budget.countValue(line: tag.line, column: tag.column)
         switch tag.name {
         case "dict":
-            try budget.checkDepth(depth + 1, line: tag.line)
-            return ConfigNode(try parseDictionary(tag, depth: depth + 1), line: tag.line)
+            try budget.checkDepth(depth + 1, line: tag.line, column: tag.column)
+            return ConfigNode(try parseDictionary(tag, depth: depth + 1), at: tag)
         case "array":
-            try budget.checkDepth(depth + 1, line: tag.line)
+            try budget.checkDepth(depth + 1, line: tag.line, column: tag.column)
             var elements: [ConfigNode] = []
             if !tag.isSelfClosing {
                 while true {
@@ -187,46 +197,46 @@ package struct XMLPlistParser {
                     path.pop()
                 }
             }
-            return ConfigNode(.array(elements), line: tag.line)
+            return ConfigNode(.array(elements), at: tag)
         case "string":
-            return ConfigNode(.string(try readText(of: tag)), line: tag.line)
+            return ConfigNode(.string(try readText(of: tag)), at: tag)
         case "integer":
             let text = try readText(of: tag).trimmingCharacters(in: .whitespacesAndNewlines)
             guard let integer = ConfigInteger(decimal: Substring(text)) else {
                 // The value is not shown: it may sit under a key FeatureGate does not read, such as a secret.
                 throw failure(
-                    "<integer> holds \(text.count) characters that are not a decimal integer", line: tag.line,
+                    "<integer> holds \(text.count) characters that are not a decimal integer", at: tag,
                     expected: "a decimal integer")
             }
-            return ConfigNode(.integer(integer), line: tag.line)
+            return ConfigNode(.integer(integer), at: tag)
         case "real":
             let text = try readText(of: tag).trimmingCharacters(in: .whitespacesAndNewlines)
             guard Double(text) != nil else {
                 // Not shown either, as for <integer>: it may be a secret under a key FeatureGate does not read.
                 throw failure(
-                    "<real> holds \(text.count) characters that are not a decimal number", line: tag.line,
+                    "<real> holds \(text.count) characters that are not a decimal number", at: tag,
                     expected: "a decimal number")
             }
-            return ConfigNode(.real(text), line: tag.line)
+            return ConfigNode(.real(text), at: tag)
         case "true", "false":
             let text = try readText(of: tag)
             guard text.allSatisfy(\.isWhitespace) else {
-                throw failure("<\(tag.name)> holds text", line: tag.line, expected: "<\(tag.name)/>")
+                throw failure("<\(tag.name)> holds text", at: tag, expected: "<\(tag.name)/>")
             }
-            return ConfigNode(.boolean(tag.name == "true"), line: tag.line)
+            return ConfigNode(.boolean(tag.name == "true"), at: tag)
         case "date":
             let text = try readText(of: tag).trimmingCharacters(in: .whitespacesAndNewlines)
-            return ConfigNode(.date(text: text, seconds: nil), line: tag.line)
+            return ConfigNode(.date(text: text, seconds: nil), at: tag)
         case "data":
             let text = try readText(of: tag).filter { !$0.isWhitespace }
             guard let data = Data(base64Encoded: text) else {
-                throw failure("<data> holds text that is not base64", line: tag.line, expected: "base64 text")
+                throw failure("<data> holds text that is not base64", at: tag, expected: "base64 text")
             }
-            return ConfigNode(.data([UInt8](data)), line: tag.line)
+            return ConfigNode(.data([UInt8](data)), at: tag)
         case "key":
-            throw failure("<key> outside a <dict>", line: tag.line, expected: Self.valueElements)
+            throw failure("<key> outside a <dict>", at: tag, expected: Self.valueElements)
         default:
-            throw failure("unknown element <\(tag.name)>", line: tag.line, expected: Self.valueElements)
+            throw failure("unknown element <\(tag.name)>", at: tag, expected: Self.valueElements)
         }
     }
 
@@ -249,7 +259,7 @@ package struct XMLPlistParser {
             guard keyTag.name == "key" else {
                 throw failure(
                     "expected <key> or </dict>, found <\(keyTag.name)>: every value in a <dict> follows a <key>",
-                    line: keyTag.line)
+                    at: keyTag)
             }
             let key = try readText(of: keyTag)
             try skipMisc()
@@ -258,12 +268,13 @@ package struct XMLPlistParser {
             if peek == nil || startsWith("</") || startsWith("<key>") || startsWith("<key/>") {
                 let next = peek == nil ? "the end of the file" : startsWith("</") ? "</dict>" : "<key>"
                 throw ParseFailure.keyWithoutValue(
-                    key, path: path, line: keyTag.line, column: nil, found: next, expected: Self.valueElements)
+                    key, path: path, line: keyTag.line, column: keyTag.column, found: next, expected: Self.valueElements
+                )
             }
             path.push(key: key)
             let value = try parseValue(depth: depth)
             path.pop()
-            entries.append(ConfigNode.Entry(key: key, line: keyTag.line, value: value))
+            entries.append(ConfigNode.Entry(key: key, line: keyTag.line, column: keyTag.column, value: value))
         }
     }
 
@@ -271,6 +282,7 @@ package struct XMLPlistParser {
 
     private mutating func readStartTag() throws(ParseFailure) -> Tag {
         let tagLine = line
+        let tagColumn = columns.column(at: index, lineStart: lineStart, in: bytes)
         consume()  // <
         let name = readName()
         guard !name.isEmpty else {
@@ -281,11 +293,11 @@ package struct XMLPlistParser {
             if startsWith("/>") {
                 consume()
                 consume()
-                return Tag(name: name, isSelfClosing: true, line: tagLine)
+                return Tag(name: name, isSelfClosing: true, line: tagLine, column: tagColumn)
             }
             if peek == UInt8(ascii: ">") {
                 consume()
-                return Tag(name: name, isSelfClosing: false, line: tagLine)
+                return Tag(name: name, isSelfClosing: false, line: tagLine, column: tagColumn)
             }
             try skipAttribute(of: name)
         }
@@ -336,13 +348,15 @@ package struct XMLPlistParser {
             throw failure("expected </\(name)>, found \(describeByte(peek))")
         }
         let tagLine = line
+        let tagColumn = columns.column(at: index, lineStart: lineStart, in: bytes)
         consume()
         consume()
         let found = readName()
         while let byte = peek, isJSONWhitespace(byte) { consume() }
         guard found == name, peek == UInt8(ascii: ">") else {
             let shown = "</\(found)" + (peek == UInt8(ascii: ">") ? ">" : "…")
-            throw failure("expected </\(name)>, found \(shown)", line: tagLine, expected: "</\(name)>")
+            throw failure(
+                "expected </\(name)>, found \(shown)", line: tagLine, column: tagColumn, expected: "</\(name)>")
         }
         consume()
     }
@@ -379,10 +393,11 @@ package struct XMLPlistParser {
                 } else if startsWith("<!--") {
                     try skipComment()
                 } else {
+                    let elementColumn = column
                     consume()
                     let name = readName()
                     throw failure(
-                        "element <\(name)> inside <\(tag.name)>", line: line,
+                        "element <\(name)> inside <\(tag.name)>", line: line, column: elementColumn,
                         expected: "text and then </\(tag.name)>")
                 }
             case UInt8(ascii: "&"):
@@ -403,7 +418,7 @@ package struct XMLPlistParser {
     private func checkCharacter(_ byte: UInt8) throws(ParseFailure) {
         if byte < 0x20 && byte != 0x09 && byte != 0x0A && byte != 0x0D {
             throw ParseFailure(
-                .syntaxError, line: line,
+                .syntaxError, line: line, column: column,
                 "the control character \(describeByte(byte)) is not allowed in XML",
                 found: describeByte(byte), expected: "text")
         }
@@ -412,6 +427,8 @@ package struct XMLPlistParser {
     private mutating func readReference(into text: inout [UInt8]) throws(ParseFailure) {
         let start = index
         let startLine = line
+        let startLineStart = lineStart
+        let startColumn = columns.column(at: index, lineStart: lineStart, in: bytes)
         consume()  // &
         var name: [UInt8] = []
         while let byte = peek, byte != UInt8(ascii: ";"), name.count < 12 {
@@ -422,6 +439,7 @@ package struct XMLPlistParser {
         guard peek == UInt8(ascii: ";") else {
             index = start
             line = startLine
+            lineStart = startLineStart
             throw failure("'&' does not start an entity such as &amp;", expected: "&amp; for a literal '&'")
         }
         consume()
@@ -438,10 +456,13 @@ package struct XMLPlistParser {
             } else if reference.hasPrefix("#") {
                 value = UInt32(reference.dropFirst(), radix: 10)
             } else {
-                throw failure("unknown entity &\(reference);", expected: "&lt; &gt; &amp; &quot; &apos; or &#…;")
+                throw failure(
+                    "unknown entity &\(reference);", line: startLine, column: startColumn,
+                    expected: "&lt; &gt; &amp; &quot; &apos; or &#…;")
             }
             guard let value, Self.isXMLCharacter(value), let scalar = Unicode.Scalar(value) else {
-                throw failure("&\(reference); is not a character XML allows")
+                throw failure(
+                    "&\(reference); is not a character XML allows", line: startLine, column: startColumn)
             }
             text.append(contentsOf: Array(String(scalar).utf8))
         }
@@ -469,10 +490,37 @@ package struct XMLPlistParser {
     private mutating func consume() {
         let byte = bytes[index]
         index += 1
-        if byte == 0x0A || (byte == 0x0D && peek != 0x0A) { line += 1 }
+        if byte == 0x0A || (byte == 0x0D && peek != 0x0A) {
+            line += 1
+            lineStart = index
+        }
     }
 
-    private func failure(_ message: String, line: Int? = nil, expected: String? = nil) -> ParseFailure {
-        ParseFailure(.syntaxError, line: line ?? self.line, message, found: describeByte(peek), expected: expected)
+    /// The column of the byte under the cursor, from 1, in characters (Unicode scalars), for the one place of an
+    /// error; the tags of a long line are placed by ``columns``.
+    private var column: Int {
+        var columns = CharacterColumns()
+        return columns.column(at: index, lineStart: lineStart, in: bytes)
+    }
+
+    /// A syntax error at the cursor, or at `line` and `column` when given.
+    private func failure(
+        _ message: String, line: Int? = nil, column: Int? = nil, expected: String? = nil
+    ) -> ParseFailure {
+        ParseFailure(
+            .syntaxError, line: line ?? self.line, column: line == nil ? self.column : column, message,
+            found: describeByte(peek), expected: expected)
+    }
+
+    /// A syntax error placed at `tag`.
+    private func failure(_ message: String, at tag: Tag, expected: String? = nil) -> ParseFailure {
+        failure(message, line: tag.line, column: tag.column, expected: expected)
+    }
+}
+
+extension ConfigNode {
+    /// A value whose element starts with `tag`, placed at the tag's `<`.
+    fileprivate init(_ value: Value, at tag: XMLPlistParser.Tag) {
+        self.init(value, line: tag.line, column: tag.column)
     }
 }

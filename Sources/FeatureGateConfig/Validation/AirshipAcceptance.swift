@@ -12,6 +12,9 @@ import Foundation
 ///   `enabledFeatures` then kept its default, every feature on. They read a comma-separated string, but without
 ///   trimming the spaces around each name.
 ///
+/// Every SDK reads a file without the `enabledFeatures` key (a misspelled key included: the keys are case-sensitive)
+/// as every feature enabled, its default.
+///
 /// So `featuregate check --airship` reports each of these as an error: no Airship app reads such a file as written.
 package enum AirshipAcceptance {
     /// The names Airship's iOS SDK reads in `enabledFeatures`, lowercased.
@@ -23,7 +26,8 @@ package enum AirshipAcceptance {
     /// What SDK 16 to 18 did with a value they could not read.
     private static let olderSDKs = "SDK 16 to 18 ignore the value and enable every feature"
 
-    /// The errors Airship's iOS SDK would meet in `root`, in document order.
+    /// The errors Airship's iOS SDK would meet in `root`, in document order: the values it rejects, and a missing
+    /// `enabledFeatures`, which it reads as every feature.
     package static func diagnostics(for root: ConfigNode, source: String) -> [ConfigDiagnostic] {
         guard case .dictionary(let entries) = root.value else { return [] }
         var diagnostics: [ConfigDiagnostic] = []
@@ -31,11 +35,19 @@ package enum AirshipAcceptance {
             diagnostics.append(
                 ConfigDiagnostic(
                     severity: .error, kind: .rejectedByAirship, source: source, keyPath: keyPath, line: node.line,
-                    found: node.summary, expected: expected,
+                    column: node.line == nil ? nil : node.column, found: node.summary, expected: expected,
                     message: (node.line.map { "line \($0): " } ?? "") + message))
         }
         let key = ConfigValidator.enabledFeaturesKey
         let nameList = names.sorted().joined(separator: ", ")
+        if !entries.contains(where: { $0.key == key }) {
+            diagnostics.append(
+                ConfigDiagnostic(
+                    severity: .error, kind: .defaultedToAll, source: source, keyPath: key, found: nil,
+                    expected: "an array of names", suggestion: nil,
+                    message: "missing: Airship's iOS SDK (every version) then keeps its default and enables every "
+                        + "feature; write the features to enable, [\"all\"] to keep that"))
+        }
         if let entry = entries.first(where: { $0.key == key }) {
             switch entry.value.value {
             case .array(let elements):
@@ -67,11 +79,13 @@ package enum AirshipAcceptance {
                     "Airship iOS SDK 19 and later fail takeOff on a string here: they read enabledFeatures as an "
                         + "array of names only; \(olderRead). Write an array of names")
             default:
+                var isInteger = false
+                if case .integer = entry.value.value { isInteger = true }
                 reject(
                     key, entry.value, expected: "an array of names",
                     "Airship iOS SDK 19 and later fail takeOff on \(entry.value.summary) here: they read "
-                        + "enabledFeatures as an array of names only (the integer bitmask is Airship Android's form); "
-                        + "\(olderSDKs)")
+                        + "enabledFeatures as an array of names only"
+                        + (isInteger ? " (the integer bitmask is Airship Android's form)" : "") + "; \(olderSDKs)")
             }
         }
         for switchKey in ConfigValidator.analyticsSwitchKeys {

@@ -105,13 +105,19 @@ package struct AirshipAndroidReading: Sendable, Hashable {
                 }
             }
         }
+        let optIn = values[Self.dataCollectionOptInKey].map { $0.text.lowercased() == "true" } ?? false
         if values[key] == nil, let entry = entries.last(where: { $0.key == key }) {
             notes.append(
                 Note(
                     line: entry.place.line, column: entry.place.column, keyPath: key,
                     message: "Airship Android drops a key whose value is empty and keeps its default: every feature"))
+        } else if values[key] == nil && !optIn {
+            notes.append(
+                Note(
+                    line: nil, column: nil, keyPath: key,
+                    message: "missing: Airship Android then keeps its default: every feature"))
         }
-        if let (entry, text, _) = values[Self.dataCollectionOptInKey], text.lowercased() == "true", isDefault {
+        if optIn, isDefault, let (entry, _, _) = values[Self.dataCollectionOptInKey] {
             features = []
             notes.append(
                 Note(

@@ -63,8 +63,8 @@ import Testing
         #expect(run.status == 1)
         #expect(
             run.lines == [
-                #"{"file":"warned.json","valid":true,"format":"json","enabledFeatures":["push"],"resetEnabledFeatures":false,"diagnostics":[{"severity":"warning","keyPath":"enabledFeatures[1]","message":"line 1: \"chat\" is a feature Airship retired; ignored","line":1,"column":null}]}"#,
-                #"{"file":"typo.json","valid":false,"format":"json","enabledFeatures":null,"resetEnabledFeatures":null,"diagnostics":[{"severity":"error","keyPath":"enabledFeatures[0]","message":"line 2: unknown feature name \"pussh\"; did you mean \"push\"?","line":2,"column":null}]}"#,
+                #"{"file":"warned.json","valid":true,"format":"json","enabledFeatures":["push"],"resetEnabledFeatures":false,"diagnostics":[{"severity":"warning","keyPath":"enabledFeatures[1]","message":"line 1: \"chat\" is a feature Airship retired; ignored","line":1,"column":30}]}"#,
+                #"{"file":"typo.json","valid":false,"format":"json","enabledFeatures":null,"resetEnabledFeatures":null,"diagnostics":[{"severity":"error","keyPath":"enabledFeatures[0]","message":"line 2: unknown feature name \"pussh\"; did you mean \"push\"?","line":2,"column":23}]}"#,
                 #"{"file":"missing.json","valid":false,"format":null,"enabledFeatures":null,"resetEnabledFeatures":null,"diagnostics":[{"severity":"error","keyPath":"(root)","message":"cannot open the file: No such file or directory","line":null,"column":null}]}"#,
             ])
         for line in run.lines {
@@ -82,7 +82,7 @@ import Testing
             ])
     }
 
-    @Test func lenientAndAirshipSelectTheModes() throws {
+    @Test func lenientDropsUnknownNamesAndAirshipAddsAirshipsReading() throws {
         let directory = fixtures()
         defer { directory.cleanUp() }
         let lenient = try featuregate(["check", "--lenient", "typo.json"], in: directory)
@@ -91,13 +91,23 @@ import Testing
             lenient.lines == [
                 #"typo.json: warning: enabledFeatures[0]: line 2: unknown feature name "pussh" ignored; did you mean "push"?"#
             ])
+        // --airship keeps the strict error on a missing enabledFeatures and adds Airship iOS's reading of it.
         let airship = try featuregate(["check", "--airship", "--json", "airship.plist"], in: directory)
-        #expect(airship.status == 0)
+        #expect(airship.status == 1)
+        #expect(airship.output.contains(#""valid":false,"format":"xml","enabledFeatures":null"#))
+        #expect(airship.output.contains(#""message":"missing. Airship enables every feature"#))
         #expect(
             airship.output.contains(
-                #""enabledFeatures":["analytics","contacts","feature_flags","in_app_automation","message_center","push","tags_and_attributes"]"#
-            ))
+                "Airship's iOS SDK (every version) then keeps its default and enables every feature"))
         #expect(try featuregate(["check", "--lenient", "airship.plist"], in: directory).status == 1)
+        // check takes both: the lenient reading, and Airship's.
+        let both = try featuregate(["check", "--lenient", "--airship", "typo.json"], in: directory)
+        #expect(both.status == 1)
+        #expect(
+            both.lines == [
+                #"typo.json: warning: enabledFeatures[0]: line 2: unknown feature name "pussh" ignored; did you mean "push"?"#,
+                #"typo.json: error: enabledFeatures[0]: line 2: Airship iOS SDK 19 and later fail takeOff on "pussh" (not one of Airship's names, did you mean "push"?); SDK 16 to 18 ignore the value and enable every feature"#,
+            ])
     }
 
     @Test func flagAcceptsAnSDKsOwnFlags() throws {
@@ -125,7 +135,7 @@ import Testing
     // MARK: - Usage
 
     @Test(arguments: [
-        ([], "OVERVIEW: Check, explain and convert FeatureGate config files (XML, binary and old-style plists, JSON)."),
+        ([], "OVERVIEW: Check, explain and convert FeatureGate config files: XML, binary and old-style plists, JSON,"),
         (["chek", "x"], "featuregate: error: unknown command 'chek'; did you mean 'check'?"),
         (["check"], "featuregate check: error: no FILE given"),
         (["check", "--jsn", "x"], "featuregate check: error: unknown option '--jsn'; did you mean '--json'?"),
@@ -157,10 +167,6 @@ import Testing
         ),
         (["help", "nothing"], "featuregate: error: unknown command 'nothing'"),
         (
-            ["check", "--lenient", "--airship", "x"],
-            "featuregate check: error: --lenient and --airship conflict: give one (--airship already drops unknown names)"
-        ),
-        (
             ["convert", "x", "--to", "json", "--airship", "--lenient"],
             "featuregate convert: error: --lenient and --airship conflict: give one (--airship already drops unknown names)"
         ),
@@ -185,7 +191,7 @@ import Testing
         #expect(
             run.errorLines == [
                 "featuregate check: error: unknown option '--bogus'",
-                "Usage: featuregate check [--format text|json|github|sarif] [--json] [--same-features] [--lenient | --airship] [--flag NAME=BIT]... FILE...",
+                "Usage: featuregate check [--format text|json|github|sarif] [--json] [--lenient] [--airship] [--same-features [--pair A=B]...] [--flag NAME=BIT]... FILE...",
                 "Run 'featuregate check --help' for more.",
             ])
     }
@@ -195,11 +201,11 @@ import Testing
         (["help"], "USAGE: featuregate <command> [options] FILE..."),
         (
             ["check", "--help"],
-            "USAGE: featuregate check [--format text|json|github|sarif] [--json] [--same-features] [--lenient | --airship] [--flag NAME=BIT]... FILE..."
+            "USAGE: featuregate check [--format text|json|github|sarif] [--json] [--lenient] [--airship] [--same-features [--pair A=B]...] [--flag NAME=BIT]... FILE..."
         ),
         (
             ["help", "check"],
-            "USAGE: featuregate check [--format text|json|github|sarif] [--json] [--same-features] [--lenient | --airship] [--flag NAME=BIT]... FILE..."
+            "USAGE: featuregate check [--format text|json|github|sarif] [--json] [--lenient] [--airship] [--same-features [--pair A=B]...] [--flag NAME=BIT]... FILE..."
         ),
         (
             ["explain", "-h"],
@@ -218,6 +224,20 @@ import Testing
         #expect(run.status == 0)
         #expect(run.lines.contains(usage))
         #expect(run.errorOutput.isEmpty)
+    }
+
+    @Test func overviewListsEveryFormatRead() throws {
+        let directory = fixtures()
+        defer { directory.cleanUp() }
+        let run = try featuregate(["--help"], in: directory)
+        #expect(
+            run.lines.prefix(2) == [
+                "OVERVIEW: Check, explain and convert FeatureGate config files: XML, binary and old-style plists, JSON,",
+                "and .properties files (Airship Android's airshipconfig.properties).",
+            ])
+        #expect(run.lines.contains("       featuregate --version"))
+        let check = try featuregate(["check", "--help"], in: directory)
+        #expect(check.output.contains("Reads XML, binary and old-style plists, JSON, and .properties files"))
     }
 
     @Test func convertHelpSaysEveryKeyIsKeptAndListsEveryFormat() throws {

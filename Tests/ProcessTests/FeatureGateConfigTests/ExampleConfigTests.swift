@@ -36,7 +36,7 @@ import Testing
         "invalid-key-without-value.plist": (
             nil,
             [
-                #"invalid-key-without-value.plist: error: developmentAppKey: line 5: the key "developmentAppKey" has no value (found <key> after it)"#
+                #"invalid-key-without-value.plist: error: developmentAppKey: line 5, column 2: the key "developmentAppKey" has no value (found <key> after it)"#
             ]
         ),
         "android-bitmask.json": (
@@ -93,7 +93,7 @@ import Testing
         "invalid-truncated.plist": (
             nil,
             [
-                #"invalid-truncated.plist: error: developmentAppKey: line 5: the key "developmentAppKey" has no value (found the end of the file after it)"#
+                #"invalid-truncated.plist: error: developmentAppKey: line 5, column 2: the key "developmentAppKey" has no value (found the end of the file after it)"#
             ]
         ),
         "airshipconfig.properties": (["analytics", "in_app_automation", "message_center", "push"], []),
@@ -151,13 +151,35 @@ import Testing
         }
     }
 
-    @Test func airshipModeReadsTheMissingKeySampleAsEverythingWithAWarning() throws {
+    @Test func checkAirshipKeepsTheStrictErrorOnTheMissingKeySampleAndAddsAirshipsReading() throws {
         let run = try featuregate(["check", "--airship", "invalid-missing-key.plist"], in: Self.directory)
-        #expect(run.status == 0)
+        #expect(run.status == 1)
         #expect(
             run.lines == [
-                #"invalid-missing-key.plist: warning: enabledFeatures: missing, so every feature is enabled, as Airship does; write ["all"] to say so. Writing [] instead turns off every feature the app or user has not set, on existing installs as well as new ones"#
+                #"invalid-missing-key.plist: error: enabledFeatures: missing. Airship enables every feature when it is missing (--airship reads the file as Airship does); write ["all"] to keep that. Writing [] instead turns off every feature the app or user has not set, on existing installs as well as new ones: push, analytics and in-app messages stop for users who never changed a setting"#,
+                #"invalid-missing-key.plist: error: enabledFeatures: missing: Airship's iOS SDK (every version) then keeps its default and enables every feature; write the features to enable, ["all"] to keep that"#,
             ])
+    }
+
+    /// Every invalid sample fails `check --airship` too: the Airship readings add findings and never take one away.
+    @Test(
+        arguments: try FileManager.default.contentsOfDirectory(atPath: directory.path(percentEncoded: false))
+            .filter { $0.hasPrefix("invalid-") }.sorted())
+    func everyInvalidSampleFailsUnderAirship(file: String) throws {
+        let strict = try featuregate(["check", file], in: Self.directory)
+        let airship = try featuregate(["check", "--airship", file], in: Self.directory)
+        #expect(airship.status == 1)
+        #expect(Set(strict.lines).isSubset(of: airship.lines), "--airship keeps every strict finding")
+    }
+
+    @Test func checkAirshipNamesEveryFeatureForTheAndroidUnknownNameSample() throws {
+        let run = try featuregate(
+            ["check", "--airship", "invalid-android-unknown-name.properties"], in: Self.directory)
+        #expect(run.status == 1)
+        #expect(
+            run.lines.last
+                == #"invalid-android-unknown-name.properties: error: enabledFeatures: line 7: Airship Android does not know the name "in-app-automation", ignores enabledFeatures and keeps its default: every feature"#
+        )
     }
 
     /// `check --airship` on the valid samples: the files an Airship app accepts pass, the Airship forms that SDK 19
@@ -165,7 +187,7 @@ import Testing
     @Test func checkAirshipGivesTheDocumentedVerdicts() throws {
         let verdicts: [String: Int32] = [
             "default-off.json": 0, "all.json": 0, "AirshipConfig.plist": 0, "binary.plist": 0, "openstep.plist": 0,
-            "invalid-missing-key.plist": 0, "comma-separated.plist": 1, "android-bitmask.json": 1,
+            "invalid-missing-key.plist": 1, "comma-separated.plist": 1, "android-bitmask.json": 1,
             "retired-names.json": 1,
         ]
         for (file, status) in verdicts {

@@ -64,7 +64,7 @@ import Darwin
         #expect(secret.status == 1)
         #expect(
             secret.lines == [
-                "secret.plist: error: (root): line 5: <integer> holds 6 characters that are not a decimal integer"
+                "secret.plist: error: (root): line 5, column 32: <integer> holds 6 characters that are not a decimal integer"
             ])
 
         // The same for a <real>, in every command that reads the file.
