@@ -145,7 +145,8 @@ public final class PrivacyManager: Sendable {
         var hasRecord = false
         // Take-aways another process made durable while the lock was busy, not folded yet: read before the store,
         // so one that a fold (of another process, or this one's own below) deletes meanwhile is in the record read.
-        let (intents, newerIntent) = Self.pendingIntents(for: store)
+        let (intents, newerIntent, ignoredIntents) = Self.pendingIntents(for: store)
+        diagnostics += ignoredIntents
 
         if configuration.resetEnabledFeatures {
             // Discarding is the one write start-up may do, and only when there is something to discard. Refusals
@@ -303,15 +304,20 @@ public final class PrivacyManager: Sendable {
     }
 
     /// The intents not folded yet into the state file `store` keeps (none for a store that is not a file), read
-    /// once; and why one of a newer version waits among them, if one does (one naming no state file counts: this
-    /// version cannot fold it, and holds its writes while it waits).
+    /// once; why one of a newer version waits among them, if one does (one naming no state file counts: this
+    /// version cannot fold it, and holds its writes while it waits); and the report of each intent of the directory
+    /// skipped or cut because it names a file it may not or carries a record that gives.
     static func pendingIntents(
         for store: any FeatureStore
-    ) -> (intents: [TakeAwayIntent], newer: PrivacyManagerDiagnostic.StoredStateError?) {
-        guard let file = store as? FileFeatureStore else { return ([], nil) }
+    ) -> (
+        intents: [TakeAwayIntent], newer: PrivacyManagerDiagnostic.StoredStateError?,
+        ignored: [PrivacyManagerDiagnostic]
+    ) {
+        guard let file = store as? FileFeatureStore else { return ([], nil, []) }
         let location = FileLocation(file: file.url)
         let stateFile = location.components[0]
-        let files = IntentJournal.pendingFiles(in: location.anchor)
+        let pending = IntentJournal.pendingFiles(in: location.anchor)
+        let files = pending.files
         let newer = files.first { !$0.intent.isReadable && ($0.intent.stateFile ?? stateFile) == stateFile }
         return (
             files.map(\.intent).filter { $0.stateFile == stateFile },
@@ -319,7 +325,8 @@ public final class PrivacyManager: Sendable {
                 .unsupportedIntentVersion(
                     file: location.anchor + "/" + IntentJournal.directoryName + "/" + $0.name,
                     found: $0.intent.version, supported: TakeAwayIntent.currentVersion)
-            }
+            },
+            pending.ignored.map { .intentIgnored(file: $0.file, reason: $0.reason) }
         )
     }
 

@@ -42,6 +42,11 @@ public enum PrivacyManagerDiagnostic: Sendable, CustomStringConvertible {
     /// disk as a pending change that every start reads, and is written into the file once the lock is free, unless a
     /// newer payload replaces it first.
     case remoteLayerKeptLater(file: String)
+    /// A pending change in the directory's `.featuregate-intents` folder (another process's take-away, made durable
+    /// while the lock was busy) names a file it may not (a path, `..`, a name that is not the directory's own file
+    /// of that kind), or carries a record that gives (a grant): the change, or that record, is ignored, never
+    /// followed. `file` is the pending change's path; `reason` says what it named or carried and what was expected.
+    case intentIgnored(file: String, reason: String)
 
     /// One line: the store, what went wrong, and what the manager did about it.
     public var description: String {
@@ -74,6 +79,8 @@ public enum PrivacyManagerDiagnostic: Sendable, CustomStringConvertible {
             "\(file): cannot keep the remote payload (\(error)); it applies until the app exits"
         case .remoteLayerKeptLater(let file):
             "\(file): another process holds the lock; the remote payload applies now and is kept once it lets go"
+        case .intentIgnored(let file, let reason):
+            "\(UntrustedText.escapedPath(file)): a pending change \(reason); not followed"
         }
     }
 }

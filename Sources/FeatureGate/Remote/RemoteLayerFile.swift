@@ -44,6 +44,7 @@ public struct RemoteLayerFile: Sendable, CustomStringConvertible {
     public init(url: URL, interpreter: any RemotePayloadInterpreter) {
         self.url = url
         self.interpreter = interpreter
+        IntentJournal.register(.remote, file: url)
     }
 
     /// The most the kept file may hold: the envelope stores the payload as a JSON string, whose escaping at most

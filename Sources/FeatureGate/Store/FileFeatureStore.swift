@@ -34,6 +34,7 @@ public struct FileFeatureStore: FeatureStore, CustomStringConvertible {
     /// Build the URL with `URL(filePath:)`, which does not stat the path, so creating the store does no I/O.
     public init(url: URL) {
         self.url = url
+        IntentJournal.register(.state, file: url)
     }
 
     /// Reads the file. Returns `nil` when it does not exist.

@@ -48,6 +48,7 @@ public struct FileConsentLedger: ConsentLedger, CustomStringConvertible {
     /// Creates a ledger backed by the file at `url`. Touches nothing on disk.
     public init(url: URL) {
         self.url = url
+        IntentJournal.register(.ledger, file: url)
     }
 
     /// The checkpoint beside the file: its name with ``checkpointSuffix``.

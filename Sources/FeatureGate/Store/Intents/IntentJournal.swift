@@ -130,10 +130,20 @@ package enum IntentJournal {
 
     // MARK: Reading
 
-    /// The intents waiting in the directory `anchor`, in the order they were made; reads only (no lock, no write).
-    /// One that cannot be decoded is left out (it was never acknowledged: the rename comes after the flush).
+    /// The intents waiting in the directory `anchor`, in the order they were made, as they may be taken (see
+    /// ``vetted(_:in:)``); reads only (no lock, no write). One that cannot be decoded is left out (it was never
+    /// acknowledged: the rename comes after the flush).
     package static func pending(in anchor: String) -> [TakeAwayIntent] {
-        pendingFiles(in: anchor).map(\.intent)
+        pendingFiles(in: anchor).files.map(\.intent)
+    }
+
+    /// The intents waiting in a directory, read once: those that may be taken, and those skipped or cut.
+    package struct Pending {
+        /// The intents with their file names, in the order they were made: readable ones as they may be taken
+        /// (names checked, giving records left out), those of a newer format as found.
+        package var files: [(name: String, intent: TakeAwayIntent)] = []
+        /// Each intent skipped (it names a file it may not) or cut (a record that gives): its path, and why.
+        package var ignored: [(file: String, reason: String)] = []
     }
 
     /// Whether the directory `anchor` has an intents folder: one `fstatat`, the cost every lock holder pays.
@@ -142,18 +152,28 @@ package enum IntentJournal {
         return FileSystem.active.fstatat(anchor, directoryName, &status, AT_SYMLINK_NOFOLLOW) == 0
     }
 
-    /// The intents waiting in the directory `anchor` with their file names, in the order they were made.
-    package static func pendingFiles(in anchor: String) -> [(name: String, intent: TakeAwayIntent)] {
+    /// The intents waiting in the directory `anchor` with their file names, in the order they were made, each
+    /// vetted (``vetted(_:in:)``); reads only.
+    package static func pendingFiles(in anchor: String) -> Pending {
         let folder = FileLocation(anchor: anchor, components: [directoryName])
-        guard let names = try? AtomicFile.entries(of: folder) else { return [] }
+        guard let names = try? AtomicFile.entries(of: folder) else { return Pending() }
         let decoder = JSONDecoder()
-        return names.filter { $0.hasSuffix(suffix) && !$0.hasPrefix(".") }.sorted().compactMap { name in
+        var pending = Pending()
+        for name in names.filter({ $0.hasSuffix(suffix) && !$0.hasPrefix(".") }).sorted() {
             let location = FileLocation(anchor: anchor, components: [directoryName, name])
             guard let data = try? AtomicFile.read(location, limit: maximumSize),
                 let intent = try? decoder.decode(TakeAwayIntent.self, from: data)
-            else { return nil }
-            return (name, intent)
+            else { continue }
+            // One of a newer format is followed by nothing here: it is kept as found, and holds what comes after.
+            guard intent.isReadable else {
+                pending.files.append((name, intent))
+                continue
+            }
+            let (vetted, reasons) = Self.vetted(intent, in: anchor)
+            pending.ignored += reasons.map { (location.path, $0) }
+            if let vetted { pending.files.append((name, vetted)) }
         }
+        return pending
     }
 
     /// `records` with those the ledger file at `ledger` already holds in its last bytes left out: what a fold a crash
@@ -176,7 +196,7 @@ package enum IntentJournal {
     /// the directory's lock held (every operation inside finds it held); does nothing, beyond one `fstatat`, when
     /// there is none.
     static func fold(in anchor: String) {
-        let pending = pendingFiles(in: anchor)
+        let pending = pendingFiles(in: anchor).files
         let folder = FileLocation(anchor: anchor, components: [directoryName])
         guard !pending.isEmpty else {
             removeFolderIfEmpty(folder)
