@@ -112,4 +112,44 @@ import Testing
         #expect(!relaunched.isEnabled(.push))
         #expect(diagnostics.all.isEmpty, "\(diagnostics.all)")
     }
+
+    /// A forged intent carrying a grant (the gate state and the ledger say denied): a start reads the category as
+    /// denied, the fold does not append the grant, and the start reports it; a grant followed in the same intent by
+    /// a refusal of its category (a held grant recorded with the refusal that ended it) is taken whole.
+    @Test func anIntentOnlyTakesAwayAGrantInItIsIgnoredAndReported() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let data = PrivacyDataDirectory(url: directory.url.appending(path: "data"))
+        let first = launchGateAndConsent(on: data, policy: Self.policy)
+        try await first.consent.setStatus(.denied, for: .analytics, source: .user)
+        let (state, ledger) = (PrivacyDataDirectory.stateFileName, PrivacyDataDirectory.consentLedgerFileName)
+        let anchor = data.url.path(percentEncoded: false)
+        try IntentJournal.record(
+            TakeAwayIntent(stateFile: state, ledgerFile: ledger, records: [Self.record(.granted)]), in: anchor)
+
+        let diagnostics = Collector<PrivacyManagerDiagnostic>()
+        let privacy = PrivacyManager(
+            configuration: PrivacyConfiguration(enabledFeatures: []), store: FileFeatureStore(url: data.stateFile),
+            consentPolicy: Self.policy, diagnosticHandler: { diagnostics.append($0) })
+        let consent = ConsentManager(privacy: privacy, ledger: FileConsentLedger(url: data.consentLedgerFile))
+        #expect(await consent.status(for: .analytics) == .denied)
+        #expect(!privacy.isEnabled(.analytics))
+        #expect(diagnostics.all.contains { if case .intentIgnored = $0 { true } else { false } }, "\(diagnostics.all)")
+        _ = AtomicFile.withLock(of: data.stateFile, waitingAtMost: nil) {}
+        let records = try FileConsentLedger(url: data.consentLedgerFile).load().records
+        #expect(!records.contains { $0.newStatus == .granted }, "\(records)")
+        let after = launchGateAndConsent(on: data, policy: Self.policy)
+        #expect(await after.consent.status(for: .analytics) == .denied)
+
+        // A grant the same intent refuses again after it is the user's order of answers: both are recorded.
+        let time = Date()
+        try IntentJournal.record(
+            TakeAwayIntent(
+                stateFile: state, ledgerFile: ledger, disable: .analytics, refuse: [.analytics],
+                records: [Self.record(.granted, at: time), Self.record(.denied, at: time)]),
+            in: anchor)
+        _ = AtomicFile.withLock(of: data.stateFile, waitingAtMost: nil) {}
+        let statuses = try FileConsentLedger(url: data.consentLedgerFile).load().records.map(\.newStatus)
+        #expect(statuses.suffix(2) == [.granted, .denied])
+    }
 }

@@ -6,7 +6,9 @@ import Foundation
 /// An intent names files only as one plain file name of its own directory, each for its own role: the gate state,
 /// the ledger, the remote layer's file (the package's names, or those of a store, ledger or layer this process
 /// created). An intent naming anything else (a separator, `..`, a hidden or other name) is unreadable: skipped,
-/// reported, never followed.
+/// reported, never followed. It carries only take-aways: a record that gives (a grant, a reset to unknown) is ignored
+/// and reported, unless a refusal of the same category, made no earlier, follows it in the same intent (a grant
+/// held before a refusal is recorded with it, so the ledger keeps the order the user answered in and ends refused).
 extension IntentJournal {
     /// What an intent names a file for.
     package enum Role: String, Sendable {
@@ -63,7 +65,7 @@ extension IntentJournal {
     }
 
     /// `intent` as it may be taken in the directory `anchor`: `nil` when it names a file it may not (the first
-    /// reason says why).
+    /// reason says why), else with every record that would give left out (each reason says which).
     static func vetted(_ intent: TakeAwayIntent, in anchor: String) -> (intent: TakeAwayIntent?, reasons: [String]) {
         let names: [(String?, Role)] = [
             (intent.stateFile, .state), (intent.ledgerFile, .ledger), (intent.remote?.file, .remote),
@@ -71,7 +73,20 @@ extension IntentJournal {
         for case (let name?, let role) in names {
             if let problem = problem(with: name, as: role, in: anchor) { return (nil, [problem]) }
         }
-        return (intent, [])
+        var vetted = intent
+        var reasons: [String] = []
+        vetted.records = intent.records.enumerated().compactMap { index, record in
+            if record.newStatus.isRefusal { return record }
+            let refusedAfter = intent.records[(index + 1)...].contains {
+                $0.category == record.category && $0.newStatus.isRefusal && $0.time >= record.time
+            }
+            if refusedAfter { return record }
+            reasons.append(
+                "carries a record of \(record.category) as \(record.newStatus.rawValue): an intent only "
+                    + "takes away (a refusal, a disable, revoke-all's record, a payload)")
+            return nil
+        }
+        return (vetted, reasons)
     }
 
     private static func quoted(_ name: String) -> String { "\"" + UntrustedText.escaped(name) + "\"" }
