@@ -34,18 +34,19 @@ extension PrivacyManager {
             return (.storeBusyWritesHeld(store: String(describing: store), error: Self.busyError), publish(&state))
         }
         // What the held change takes away is on disk before the call returns, without the lock.
-        let unrecorded = recordTakeAwayIntent()
+        let recorded = recordTakeAwayIntent()
         if let diagnostic = outcome.0 { diagnosticHandler?(diagnostic) }
-        if let unrecorded { diagnosticHandler?(unrecorded) }
+        for diagnostic in recorded { diagnosticHandler?(diagnostic) }
         if outcome.1 { deliverPending() }
         retryHeldLater()
     }
 
     /// Makes what the held writes take away (flags decided off, consent refusals) durable as one intent
     /// (``IntentJournal``), without the store's lock: what this process already recorded so is not recorded again.
-    /// Does nothing for a store that is not a file. Returns the diagnostic of an intent that could not be written.
-    func recordTakeAwayIntent() -> PrivacyManagerDiagnostic? {
-        guard let file = store as? FileFeatureStore else { return nil }
+    /// Returns what to report: a foreign entry moved aside, or the take-away left in memory only.
+    func recordTakeAwayIntent() -> [PrivacyManagerDiagnostic] {
+        let storeName = String(describing: store)
+        guard let file = store as? FileFeatureStore else { return [] }
         let location = FileLocation(file: file.url)
         let intent = state.withLock { state -> TakeAwayIntent? in
             let base = state.intended ?? state.saved
@@ -59,17 +60,30 @@ extension PrivacyManager {
             state.intended = intent.applied(to: base)
             return intent
         }
-        guard let intent else { return nil }
-        return Self.recordIntent(intent, in: location.anchor, store: String(describing: store))
+        guard let intent else { return [] }
+        let (recorded, diagnostics) = Self.recordIntent(intent, in: location.anchor, store: storeName)
+        if !recorded {
+            // Not on disk: the next try records it again.
+            state.withLock { $0.intended = nil }
+        }
+        return diagnostics
     }
 
-    /// Writes `intent` into the intents of the directory `anchor`; the diagnostic when it could not be.
-    static func recordIntent(_ intent: TakeAwayIntent, in anchor: String, store: String) -> PrivacyManagerDiagnostic? {
+    /// Writes `intent` into the intents of the directory `anchor`: whether it was written, and what to report (a
+    /// foreign entry moved aside from the intents' folder; ``PrivacyManagerDiagnostic/takeAwayNotDurable(store:error:)``
+    /// when it could not be written). Every path that makes a take-away durable goes through here.
+    static func recordIntent(
+        _ intent: TakeAwayIntent, in anchor: String, store: String
+    ) -> (recorded: Bool, diagnostics: [PrivacyManagerDiagnostic]) {
         do {
-            try IntentJournal.record(intent, in: anchor)
-            return nil
+            let movedAside = try IntentJournal.record(intent, in: anchor)
+            let moved = movedAside.map {
+                PrivacyManagerDiagnostic.foreignEntryMovedAside(
+                    path: anchor + "/" + IntentJournal.directoryName, movedTo: $0)
+            }
+            return (true, moved.map { [$0] } ?? [])
         } catch {
-            return .saveFailed(store: store, error: error)
+            return (false, [.takeAwayNotDurable(store: store, error: error)])
         }
     }
 

@@ -38,14 +38,14 @@ extension PrivacyManager {
             let intent = TakeAwayIntent(
                 stateFile: location.components[0], disable: catalog.allFeatures, refuse: categories,
                 pendingRevocation: recorded)
-            do {
-                try IntentJournal.record(intent, in: location.anchor)
+            let (written, diagnostics) = Self.recordIntent(
+                intent, in: location.anchor, store: String(describing: store))
+            if written {
                 revocation.withLock { $0 = recorded }
                 state.withLock { $0.intended = intent.applied(to: $0.intended ?? $0.saved) }
                 error = nil
-            } catch let failure {
-                error = failure
             }
+            for diagnostic in diagnostics { diagnosticHandler?(diagnostic) }
         }
         update { $0.rules.revoke(refusing: categories) }
         return (recorded, error)

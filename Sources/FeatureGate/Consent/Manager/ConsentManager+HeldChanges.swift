@@ -82,11 +82,10 @@ extension ConsentManager {
             stateFile: stateLocation.components[0], ledgerFile: ledgerLocation.components[0],
             disable: privacy.catalog.mask(policy.features[record.category] ?? []), refuse: [record.category],
             records: earlier + [record])
-        do {
-            try IntentJournal.record(intent, in: stateLocation.anchor)
-        } catch {
-            return false
-        }
+        let (written, diagnostics) = PrivacyManager.recordIntent(
+            intent, in: stateLocation.anchor, store: String(describing: store))
+        for diagnostic in diagnostics { privacy.diagnosticHandler?(diagnostic) }
+        guard written else { return false }
         pending.removeAll { $0.record.category == record.category && $0.awaits == .change }
         durableRefusals.insert(record.category)
         return true

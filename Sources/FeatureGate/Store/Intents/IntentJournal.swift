@@ -57,22 +57,44 @@ package enum IntentJournal {
     /// Makes `intent` durable in the directory `anchor` without its lock: on disk (file, folder and directory
     /// flushed) before it returns.
     ///
+    /// Something other than a folder at ``directoryName`` (a link, a FIFO, a file) is moved aside first, as a
+    /// foreign lock file is replaced: it cannot hold intents, and leaving it would make every held "no" non-durable.
+    ///
+    /// - Returns: Where a foreign entry found at ``directoryName`` was moved, if one was (to report it).
     /// - Throws: ``FileStoreError`` when it could not be written.
-    package static func record(_ intent: TakeAwayIntent, in anchor: String) throws(FileStoreError) {
+    @discardableResult
+    package static func record(_ intent: TakeAwayIntent, in anchor: String) throws(FileStoreError) -> String? {
         let data = intent.encoded()
         let name = nextName()
         var lastError = FileStoreError(path: anchor, operation: .write, code: EIO)
+        var movedAside: String?
         // A fold may remove the folder between its creation and the rename: tried again then.
         for _ in 0..<4 {
             do throws(FileStoreError) {
-                try write(data, named: name, in: anchor)
-                return
+                try write(data, named: name, in: anchor, movedAside: &movedAside)
+                return movedAside
             } catch {
                 lastError = error
-                guard error.code == ENOENT else { throw error }
+                guard error.code == ENOENT || (error.code == ENOTDIR && movedAside != nil) else { throw error }
             }
         }
         throw lastError
+    }
+
+    /// Moves the entry at ``directoryName`` in `directory` aside when it is not a folder (never following it);
+    /// returns its new name, or `nil` when it is a folder, is gone, or could not be moved.
+    private static func moveAsideForeignEntry(in directory: Int32) -> String? {
+        let fs = FileSystem.active
+        var status = stat()
+        guard fs.fstatat(directory, directoryName, &status, AT_SYMLINK_NOFOLLOW) == 0,
+            status.st_mode & S_IFMT != S_IFDIR
+        else { return nil }
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        let aside = "\(directoryName).foreign-\(now.tv_sec)-\(now.tv_nsec)-\(getpid())"
+        guard fs.renameat(directory, directoryName, directory, aside) == 0 else { return nil }
+        AtomicFile.flushDirectory(directory)
+        return aside
     }
 
     /// A name later than every name this process made before, and than the clock's now.
@@ -89,7 +111,9 @@ package enum IntentJournal {
         return "\(padded)-\(String(getpid()).leftPadded(to: 10))-\(String(sequence).leftPadded(to: 8))\(suffix)"
     }
 
-    private static func write(_ data: Data, named name: String, in anchor: String) throws(FileStoreError) {
+    private static func write(
+        _ data: Data, named name: String, in anchor: String, movedAside: inout String?
+    ) throws(FileStoreError) {
         let folderPath = anchor + "/" + directoryName
         let fs = FileSystem.active
         let directory = fs.open(anchor, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC, 0)
@@ -100,6 +124,10 @@ package enum IntentJournal {
         }
         let folder = fs.openat(directory, directoryName, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC, 0)
         if folder < 0 {
+            if [ENOTDIR, ELOOP].contains(errno), movedAside == nil, let aside = moveAsideForeignEntry(in: directory) {
+                movedAside = anchor + "/" + aside
+                throw FileStoreError(path: folderPath, operation: .open, code: ENOTDIR)  // Tried again.
+            }
             throw AtomicFile.error(
                 path: folderPath, operation: .open, errno: errno, at: directoryName, in: directory, directory: true)
         }
