@@ -6,7 +6,13 @@ extension PrivacyManager {
     /// reports ``PrivacyManagerDiagnostic/storeBusyWritesHeld(store:error:)`` and retries later. The record saved is
     /// the state as it is once the lock is taken, so a change made meanwhile on another thread goes with it.
     func saveWhenLockFree() {
-        let last = withStoreLock {
+        // A take-away returns within the bound whoever holds the lock, this process's own fold included.
+        let takesAway = state.withLock { state in
+            let (saved, after) = (state.intended ?? state.saved, state.rules.record)
+            return !FeatureStateRecord.newlyDecidedOff(from: saved, to: after).isEmpty
+                || !after.deniedConsentCategories.isSubset(of: saved.deniedConsentCategories)
+        }
+        let last = withStoreLock(takesAway: takesAway) {
             state.withLock { state -> PrivacyManagerDiagnostic? in
                 if state.rules.isHoldingWrites { return retryHeldRecord(&state) }
                 let after = state.rules.record
@@ -115,10 +121,10 @@ extension PrivacyManager {
     /// for at most `bound`; `nil` when another process kept it that long. Another store (one wrapping a file store,
     /// say) runs `body` at once, its operations waiting at most `bound` for any lock they take.
     func withStoreLock<Result>(
-        waitingAtMost bound: Duration? = AtomicFile.lockWaitBound, _ body: () -> Result
+        waitingAtMost bound: Duration? = AtomicFile.lockWaitBound, takesAway: Bool = false, _ body: () -> Result
     ) -> Result? {
         guard let file = store as? FileFeatureStore else { return AtomicFile.$lockWait.withValue(bound) { body() } }
-        return AtomicFile.withLock(of: file.url, waitingAtMost: bound, body)
+        return AtomicFile.withLock(of: file.url, waitingAtMost: bound, takesAway: takesAway, body)
     }
 
     /// Runs `body` holding the inter-process lock of the gate state's directory (created if needed), waited for at
@@ -126,9 +132,12 @@ extension PrivacyManager {
     /// critical section: no other process acts in between. Returns `nil` when another process kept the lock that
     /// long; the locks `body`'s own operations take elsewhere wait at most `bound` too. Take-aways are applied before
     /// (``withholding(_:_:)``). Call it outside the manager's own lock; a store that is not a file runs `body` at once.
-    package func withStoreLockHeld<Result>(waitingAtMost bound: Duration, _ body: () -> Result) -> Result? {
+    package func withStoreLockHeld<Result>(
+        waitingAtMost bound: Duration, takesAway: Bool = false, _ body: () -> Result
+    ) -> Result? {
         guard let file = store as? FileFeatureStore else { return AtomicFile.$lockWait.withValue(bound) { body() } }
-        return AtomicFile.withLock(of: file.url, waitingAtMost: bound, inside: bound, create: true, body)
+        return AtomicFile.withLock(
+            of: file.url, waitingAtMost: bound, inside: bound, create: true, takesAway: takesAway, body)
     }
 
     /// Calls `action` on a background thread once the gate state's directory lock is free (no sooner than `delay`

@@ -78,7 +78,7 @@ extension PrivacyManager {
     /// and nobody waits on it: that folds the intent into the file (or, when the intent could not be written, saves
     /// the payload).
     func keepUnkeptRemoteRecord(in remoteLayer: RemoteLayerFile, waitingAtMost bound: Duration?) {
-        let outcome = AtomicFile.withLock(of: remoteLayer.url, waitingAtMost: bound) {
+        let outcome = AtomicFile.withLock(of: remoteLayer.url, waitingAtMost: bound, takesAway: true) {
             state.withLock { state -> (any Error)? in
                 guard let record = state.unkeptRemoteRecord else { return nil }
                 state.unkeptRemoteRecord = nil

@@ -29,7 +29,8 @@ extension PrivacyManager {
     ) -> (pending: PendingRevocation, error: (any Error)?) {
         var recorded = pending
         var error: (any Error)? =
-            withStoreLock { recordRevocation(pending, refusing: categories, as: &recorded) } ?? Self.busyError
+            withStoreLock(takesAway: true) { recordRevocation(pending, refusing: categories, as: &recorded) }
+            ?? Self.busyError
         if let busy = error, AtomicFile.isLockBusy(busy), let file = store as? FileFeatureStore {
             // Another process keeps the lock: the pending record is made durable as an intent, without it, and
             // the next holder of the lock (or the next start) folds it into the gate state.

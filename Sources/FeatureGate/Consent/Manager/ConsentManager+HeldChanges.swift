@@ -4,11 +4,11 @@ extension ConsentManager {
     /// Runs `body` in one hold of the data directory's lock, waited for at most `bound`: `nil` when another process
     /// kept it that long, or when changes are already held for it (this one is held behind them without waiting).
     func underLock<Result>(
-        waitingAtMost bound: Duration = AtomicFile.lockWaitBound, _ body: () -> Result
+        waitingAtMost bound: Duration = AtomicFile.lockWaitBound, takesAway: Bool = false, _ body: () -> Result
     ) -> Result? {
         guard !isWaitingForLock else { return nil }
         // Taking the lock folded the intents: the durable refusals are in the ledger and the gate state now.
-        return privacy.withStoreLockHeld(waitingAtMost: bound) {
+        return privacy.withStoreLockHeld(waitingAtMost: bound, takesAway: takesAway) {
             durableRefusals.removeAll()
             return body()
         }

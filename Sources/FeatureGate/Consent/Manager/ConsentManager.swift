@@ -307,7 +307,7 @@ public actor ConsentManager {
         privacy.beginWithholding(closing)
         defer { privacy.endWithholding(closing) }
         // The record and the gate state it decides are written under one hold of the data directory's lock.
-        let outcome = underLock { () -> Result<ConsentRecord, ConsentRecordingError> in
+        let outcome = underLock(takesAway: status.isRefusal) { () -> Result<ConsentRecord, ConsentRecordingError> in
             // The edge is made over the gate state as it is now, not as this process last read it: another
             // process's change saved since counts, so this change is a change of it.
             privacy.reloadStoredState()
