@@ -52,8 +52,10 @@ extension PrivacyManager {
     /// Returns what to report: a foreign entry moved aside, or the take-away left in memory only.
     func recordTakeAwayIntent() -> [PrivacyManagerDiagnostic] {
         let storeName = String(describing: store)
-        guard let file = store as? FileFeatureStore else { return [] }
-        let location = FileLocation(file: file.url)
+        guard let file = store.recordFile else {
+            return [.takeAwayNotDurable(store: storeName, error: StoreKeepsNoFile())]
+        }
+        let location = FileLocation(file: file)
         let intent = state.withLock { state -> TakeAwayIntent? in
             let base = state.intended ?? state.saved
             let after = state.rules.record
@@ -93,6 +95,14 @@ extension PrivacyManager {
         }
     }
 
+    /// Why a take-away of a store that names no file (``FeatureStore/recordFile``) cannot be made durable.
+    struct StoreKeepsNoFile: Error, CustomStringConvertible {
+        var description: String {
+            "the store names no file of a data directory (FeatureStore.recordFile is nil), so no pending change can "
+                + "be written beside it"
+        }
+    }
+
     /// The further of two ledger lengths.
     static func later(_ one: Int?, _ other: Int?) -> Int? {
         guard let one else { return other }
@@ -123,8 +133,8 @@ extension PrivacyManager {
     func withStoreLock<Result>(
         waitingAtMost bound: Duration? = AtomicFile.lockWaitBound, takesAway: Bool = false, _ body: () -> Result
     ) -> Result? {
-        guard let file = store as? FileFeatureStore else { return AtomicFile.$lockWait.withValue(bound) { body() } }
-        return AtomicFile.withLock(of: file.url, waitingAtMost: bound, takesAway: takesAway, body)
+        guard let file = store.recordFile else { return AtomicFile.$lockWait.withValue(bound) { body() } }
+        return AtomicFile.withLock(of: file, waitingAtMost: bound, takesAway: takesAway, body)
     }
 
     /// Runs `body` holding the inter-process lock of the gate state's directory (created if needed), waited for at
@@ -135,9 +145,9 @@ extension PrivacyManager {
     package func withStoreLockHeld<Result>(
         waitingAtMost bound: Duration, takesAway: Bool = false, _ body: () -> Result
     ) -> Result? {
-        guard let file = store as? FileFeatureStore else { return AtomicFile.$lockWait.withValue(bound) { body() } }
+        guard let file = store.recordFile else { return AtomicFile.$lockWait.withValue(bound) { body() } }
         return AtomicFile.withLock(
-            of: file.url, waitingAtMost: bound, inside: bound, create: true, takesAway: takesAway, body)
+            of: file, waitingAtMost: bound, inside: bound, create: true, takesAway: takesAway, body)
     }
 
     /// Calls `action` on a background thread once the gate state's directory lock is free (no sooner than `delay`

@@ -31,11 +31,14 @@ extension PrivacyManager {
         var error: (any Error)? =
             withStoreLock(takesAway: true) { recordRevocation(pending, refusing: categories, as: &recorded) }
             ?? Self.busyError
-        if let busy = error, AtomicFile.isLockBusy(busy), let file = store as? FileFeatureStore {
+        if let busy = error, AtomicFile.isLockBusy(busy), store.recordFile == nil {
+            diagnosticHandler?(.takeAwayNotDurable(store: String(describing: store), error: StoreKeepsNoFile()))
+        }
+        if let busy = error, AtomicFile.isLockBusy(busy), let file = store.recordFile {
             // Another process keeps the lock: the pending record is made durable as an intent, without it, and
             // the next holder of the lock (or the next start) folds it into the gate state.
             if let earlier = revocation.withLock({ $0 }) { recorded = earlier.joined(by: pending) }
-            let location = FileLocation(file: file.url)
+            let location = FileLocation(file: file)
             let intent = TakeAwayIntent(
                 stateFile: location.components[0], disable: catalog.allFeatures, refuse: categories,
                 pendingRevocation: recorded)

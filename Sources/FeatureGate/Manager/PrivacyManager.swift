@@ -267,10 +267,10 @@ public final class PrivacyManager: Sendable {
         }
         self.revocation = LockedValue(stored.pendingRevocation)
         var temporariesLeft: URL?
-        if let file = store as? FileFeatureStore {
+        if let file = store.recordFile {
             // Temporary files of writes a kill interrupted (under the lock; nothing is touched when there are none).
             // Start-up never waits for another process: with the lock taken, they are removed later.
-            let directory = file.url.deletingLastPathComponent()
+            let directory = file.deletingLastPathComponent()
             let removal = AtomicFile.$lockWait.withValue(.zero) { AtomicFile.removeTemporaries(in: directory) }
             if removal.failures.contains(where: AtomicFile.isLockBusy) { temporariesLeft = directory }
             diagnostics += removal.failures.filter { !AtomicFile.isLockBusy($0) }.map {
@@ -313,8 +313,8 @@ public final class PrivacyManager: Sendable {
         intents: [TakeAwayIntent], newer: PrivacyManagerDiagnostic.StoredStateError?,
         ignored: [PrivacyManagerDiagnostic]
     ) {
-        guard let file = store as? FileFeatureStore else { return ([], nil, []) }
-        let location = FileLocation(file: file.url)
+        guard let file = store.recordFile else { return ([], nil, []) }
+        let location = FileLocation(file: file)
         let stateFile = location.components[0]
         let pending = IntentJournal.pendingFiles(in: location.anchor)
         let files = pending.files

@@ -37,6 +37,9 @@ public struct FileFeatureStore: FeatureStore, CustomStringConvertible {
         IntentJournal.register(.state, file: url)
     }
 
+    /// ``url``: the manager takes its directory's lock and writes its pending take-aways beside it.
+    public var recordFile: URL? { url }
+
     /// Reads the file. Returns `nil` when it does not exist.
     ///
     /// - Throws: ``FileStoreError`` when the file exists but cannot be read.

@@ -72,10 +72,14 @@ extension ConsentManager {
     /// ledger and the gate state are not files of one directory, or the intent could not be written: then the
     /// refusal is held in memory only.
     func recordIntent(of record: ConsentRecord) -> Bool {
-        guard let ledger = ledger as? FileConsentLedger, let store = privacy.store as? FileFeatureStore else {
+        let store = privacy.store
+        guard let file = store.recordFile else {
+            privacy.diagnosticHandler?(
+                .takeAwayNotDurable(store: String(describing: store), error: PrivacyManager.StoreKeepsNoFile()))
             return false
         }
-        let (ledgerLocation, stateLocation) = (FileLocation(file: ledger.url), FileLocation(file: store.url))
+        guard let ledger = ledger as? FileConsentLedger else { return false }
+        let (ledgerLocation, stateLocation) = (FileLocation(file: ledger.url), FileLocation(file: file))
         guard ledgerLocation.anchor == stateLocation.anchor else { return false }
         let earlier = pending.filter { $0.record.category == record.category && $0.awaits == .change }.map(\.record)
         let intent = TakeAwayIntent(

@@ -199,7 +199,7 @@ public actor ConsentManager {
 
     /// The records of the intents not folded yet into `ledger` (those the ledger already holds left out).
     static func pendingIntentRecords(ledger: any ConsentLedger, store: any FeatureStore) -> [ConsentRecord] {
-        guard let ledger = ledger as? FileConsentLedger, store is FileFeatureStore else { return [] }
+        guard let ledger = ledger as? FileConsentLedger, store.recordFile != nil else { return [] }
         let location = FileLocation(file: ledger.url)
         let records = IntentJournal.pending(in: location.anchor).filter { $0.ledgerFile == location.components[0] }
             .flatMap(\.records)
