@@ -30,6 +30,7 @@ extension PrivacyManager {
         case .some(nil): return
         case .some(let diagnostic?) where !diagnostic.isLockBusy:
             diagnosticHandler?(diagnostic)
+            if diagnostic.isFailedWrite { retryFailedSaveLater() }
             return
         default: break  // Another process kept the lock.
         }

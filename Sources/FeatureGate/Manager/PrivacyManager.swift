@@ -81,6 +81,8 @@ public final class PrivacyManager: Sendable {
     let diagnosticHandler: (@Sendable (PrivacyManagerDiagnostic) -> Void)?
     /// Whether a background retry of held writes is scheduled: one at a time, however many changes were held.
     let heldRetryScheduled = LockedValue(false)
+    /// Whether a retry of a save that failed (a full or read-only disk) is scheduled (see `retryFailedSaveLater`).
+    let failedSaveRetryScheduled = LockedValue(false)
 
     /// The configuration the manager started with.
     public let configuration: PrivacyConfiguration
@@ -469,6 +471,7 @@ public final class PrivacyManager: Sendable {
                 saveWhenLockFree()
             } else {
                 diagnosticHandler?(diagnostic)
+                if diagnostic.isFailedWrite { retryFailedSaveLater() }
             }
         }
         if outcome.deliver { deliverPending() }

@@ -55,6 +55,10 @@ public enum PrivacyManagerDiagnostic: Sendable, CustomStringConvertible {
     /// Something other than a folder (a link, a FIFO, a file) was found where the data directory's pending changes
     /// belong (`.featuregate-intents`): it cannot hold them, and was moved aside to `movedTo` (never followed).
     case foreignEntryMovedAside(path: String, movedTo: String)
+    /// A change whose save failed (``saveFailed(store:error:)``: a full or read-only disk, an I/O error) was saved
+    /// now, by the retry the manager makes in the background, with growing pauses, while the process lives.
+    /// `attempts` counts the retries it took.
+    case failedSaveLanded(store: String, attempts: Int)
 
     /// One line: the store, what went wrong, and what the manager did about it.
     public var description: String {
@@ -87,6 +91,8 @@ public enum PrivacyManagerDiagnostic: Sendable, CustomStringConvertible {
             "\(file): cannot keep the remote payload (\(error)); it applies until the app exits"
         case .remoteLayerKeptLater(let file):
             "\(file): another process holds the lock; the remote payload applies now and is kept once it lets go"
+        case .failedSaveLanded(let store, let attempts):
+            "\(store): the change whose save failed is saved now (retry \(attempts))"
         case .takeAwayNotDurable(let store, let error):
             "\(store): cannot make a take-away durable while another holder keeps the lock (\(error)); it holds in "
                 + "this process, in memory only, until it is saved"
