@@ -90,6 +90,30 @@ public struct FileConsentLedger: ConsentLedger, CustomStringConvertible {
         _ = try append(record, after: nil)
     }
 
+    /// Appends `records`, oldest first, as ``append(_:)`` appends one, in one write and one flush, then replaces the
+    /// checkpoint once: what a fold of many pending changes appends. A crash part-way leaves whole lines of the
+    /// first ones (the cut-short last line is repaired by the next append).
+    package func append(contentsOf records: [ConsentRecord]) throws {
+        guard !records.isEmpty else { return }
+        let checkpointName = checkpointName
+        let lines = records.reduce(into: Data()) { $0.append(ConsentRecordLine.encode($1)) }
+        try AtomicFile.appendLine(
+            lines, to: FileLocation(file: url), maximumLineLength: Self.maximumLineLength,
+            isCutShort: ConsentRecordLine.isCutShort
+        ) { appended in
+            guard appended.file.size <= Self.maximumFileSize,
+                let read = try? ConsentLedgerFolding.read(
+                    appended.file, after: nil,
+                    checkpoint: {
+                        appended.readSibling(checkpointName, limit: ConsentLedgerCheckpoint.maximumSize)
+                            .flatMap(ConsentLedgerCheckpoint.decode)
+                    }),
+                let data = ConsentLedgerCheckpoint.encode(read.snapshot)
+            else { return }
+            try? appended.replaceSibling(checkpointName, with: data, durability: .ordered)
+        }
+    }
+
     /// Appends the record as ``append(_:)`` does, and returns the trail up to it, folded from `snapshot` when the
     /// file continues it (else from the checkpoint, else from the start).
     package func append(_ record: ConsentRecord, after snapshot: ConsentLedgerSnapshot?) throws -> ConsentLedgerReading?

@@ -185,13 +185,12 @@ package enum IntentJournal {
     package static func pendingFiles(in anchor: String) -> Pending {
         let folder = FileLocation(anchor: anchor, components: [directoryName])
         guard let names = try? AtomicFile.entries(of: folder) else { return Pending() }
-        let decoder = JSONDecoder()
         var pending = Pending()
-        for name in names.filter({ $0.hasSuffix(suffix) && !$0.hasPrefix(".") }).sorted() {
+        let listed = names.filter({ $0.hasSuffix(suffix) && !$0.hasPrefix(".") }).sorted()
+        let decoded = decodedIntents(listed, in: anchor)
+        for name in listed {
             let location = FileLocation(anchor: anchor, components: [directoryName, name])
-            guard let data = try? AtomicFile.read(location, limit: maximumSize),
-                let intent = try? decoder.decode(TakeAwayIntent.self, from: data)
-            else { continue }
+            guard let intent = decoded[name] else { continue }
             // One of a newer format is followed by nothing here: it is kept as found, and holds what comes after.
             guard intent.isReadable else {
                 pending.files.append((name, intent))
@@ -204,18 +203,60 @@ package enum IntentJournal {
         return pending
     }
 
+    /// The intents already read, per file system, directory and name: an intent's file is written once, under a
+    /// name no other intent takes, and never changed, so each is read once per process however often the folder is
+    /// listed (by a start's gate, consent and remote layer, and by each fold). Only the names listed last are kept.
+    private static let readIntents = LockedValue<[ReadKey: [String: TakeAwayIntent]]>([:])
+
+    private struct ReadKey: Hashable {
+        let fileSystem: ObjectIdentifier
+        let anchor: String
+    }
+
+    /// The intents of `names` (listed in the folder of the directory `anchor`) that decode, read once.
+    private static func decodedIntents(_ names: [String], in anchor: String) -> [String: TakeAwayIntent] {
+        let key = ReadKey(fileSystem: ObjectIdentifier(FileSystem.active), anchor: anchor)
+        let known = readIntents.withLock { $0[key] ?? [:] }
+        var result: [String: TakeAwayIntent] = [:]
+        let decoder = JSONDecoder()
+        for name in names {
+            if let intent = known[name] {
+                result[name] = intent
+                continue
+            }
+            let location = FileLocation(anchor: anchor, components: [directoryName, name])
+            guard let data = try? AtomicFile.read(location, limit: maximumSize),
+                let intent = try? decoder.decode(TakeAwayIntent.self, from: data)
+            else { continue }
+            result[name] = intent
+        }
+        // Large payloads are not kept: reading one again costs less than holding it.
+        let kept = result.filter { $0.value.remote.map { $0.payload.count <= 64 * 1024 } ?? true }
+        readIntents.withLock { $0[key] = kept.isEmpty ? nil : kept }
+        return result
+    }
+
     /// `records` with those the ledger file at `ledger` already holds in its last bytes left out: what a fold a crash
     /// cut short appended already.
     package static func recordsNotInLedger(_ records: [ConsentRecord], ledger: FileLocation) -> [ConsentRecord] {
         guard !records.isEmpty else { return [] }
+        let lines = records.map(ConsentRecordLine.encode)
+        // As far back as all of them take (a fold appends them in one write), and 64 KiB more.
+        let window = lines.reduce(64 * 1024) { $0 + $1.count }
         let tail =
             (try? AtomicFile.withOpenedFile(ledger, limit: FileConsentLedger.maximumFileSize) {
                 (file) throws(FileStoreError) -> Data in
                 guard let file else { return Data() }
-                return try file.read(max(0, file.size - 64 * 1024)..<file.size)
+                return try file.read(max(0, file.size - window)..<file.size)
             }) ?? Data()
         guard !tail.isEmpty else { return records }
-        return records.filter { tail.range(of: ConsentRecordLine.encode($0)) == nil }
+        var present = Set<Data>()
+        var start = tail.startIndex
+        for index in tail.indices where tail[index] == UInt8(ascii: "\n") {
+            present.insert(Data(tail[start...index]))
+            start = index + 1
+        }
+        return zip(records, lines).filter { !present.contains($0.1) }.map(\.0)
     }
 
     // MARK: Folding
@@ -237,12 +278,11 @@ package enum IntentJournal {
         for (ledgerFile, intents) in grouped(files.map(\.intent), by: \.ledgerFile) {
             guard let ledgerFile else { continue }
             let ledger = FileConsentLedger(url: anchorURL.appending(path: ledgerFile, directoryHint: .notDirectory))
-            let records = intents.flatMap(\.records)
-            for record in recordsNotInLedger(records, ledger: FileLocation(anchor: anchor, components: [ledgerFile])) {
-                // A ledger that refuses the record keeps the intent, for the next fold.
-                guard step() else { return }
-                do { try ledger.append(record) } catch { return }
-            }
+            let records = recordsNotInLedger(
+                intents.flatMap(\.records), ledger: FileLocation(anchor: anchor, components: [ledgerFile]))
+            // All of them in one append: a ledger that refuses it keeps the intents, for the next fold.
+            guard step() else { return }
+            do { try ledger.append(contentsOf: records) } catch { return }
         }
         // The payloads next: each replaces only the bytes it was recorded over.
         for (remoteFile, intents) in grouped(files.compactMap(\.intent.remote), by: \.file) {
@@ -284,12 +324,31 @@ package enum IntentJournal {
             }
             if isNewer { return }
         }
-        for (name, _) in files {
-            guard step() else { return }
-            _ = try? AtomicFile.remove(FileLocation(anchor: anchor, components: [directoryName, name]))
-        }
-        guard step(), files.count == pending.count else { return }
+        // Every folded intent deleted, the folder flushed once.
+        guard removeFolded(files.map(\.name), in: anchor), step(), files.count == pending.count else { return }
         removeFolderIfEmpty(folder)
+    }
+
+    /// Deletes the intents `names` of the folder in the directory `anchor`, then flushes the folder once; `false`
+    /// when a crash budget stopped it part-way.
+    private static func removeFolded(_ names: [String], in anchor: String) -> Bool {
+        let fs = FileSystem.active
+        let directory = fs.open(anchor, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC, 0)
+        guard directory >= 0 else { return true }
+        defer { _ = fs.close(directory) }
+        let folder = fs.openat(directory, directoryName, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC, 0)
+        guard folder >= 0 else { return true }
+        defer { _ = fs.close(folder) }
+        var finished = true
+        for name in names {
+            guard step() else {
+                finished = false
+                break
+            }
+            _ = fs.unlinkat(folder, name, 0)
+        }
+        if finished { AtomicFile.flushDirectory(folder) }
+        return finished
     }
 
     private static func modificationSeconds(_ status: stat) -> Int {
