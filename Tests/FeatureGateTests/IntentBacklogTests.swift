@@ -33,7 +33,12 @@ import Testing
         }
     }
 
-    static func backlog(_ count: Int, in data: PrivacyDataDirectory) throws {
+    /// A directory where analytics is granted and push enabled, with `count` denials pending as intents behind them.
+    static func prepared(_ directory: TemporaryDirectory, backlog count: Int) async throws -> PrivacyDataDirectory {
+        let data = PrivacyDataDirectory(url: directory.url.appending(path: "data"))
+        let (privacy, consent) = launchGateAndConsent(on: data, policy: Self.policy)
+        try await consent.setStatus(.granted, for: .analytics, source: .user)
+        privacy.enableFeatures(.push)
         for index in 0..<count {
             let record = ConsentRecord(
                 category: .analytics, previousStatus: .granted, newStatus: .denied,
@@ -45,16 +50,13 @@ import Testing
                     records: [record]),
                 in: data.url.path(percentEncoded: false))
         }
+        return data
     }
 
     @Test func aBacklogFoldsInOnePassAndEveryRecordLandsOnce() async throws {
         let directory = TemporaryDirectory()
         defer { directory.cleanUp() }
-        let data = PrivacyDataDirectory(url: directory.url.appending(path: "data"))
-        let (privacy, consent) = launchGateAndConsent(on: data, policy: Self.policy)
-        try await consent.setStatus(.granted, for: .analytics, source: .user)
-        privacy.enableFeatures(.push)
-        try Self.backlog(200, in: data)
+        let data = try await Self.prepared(directory, backlog: 200)
 
         let disk = CountingDisk()
         FileSystem.$current.withValue(disk.fileSystem) {
@@ -72,11 +74,7 @@ import Testing
     @Test func aStartOpensEachIntentOnce() async throws {
         let directory = TemporaryDirectory()
         defer { directory.cleanUp() }
-        let data = PrivacyDataDirectory(url: directory.url.appending(path: "data"))
-        let (privacy, consent) = launchGateAndConsent(on: data, policy: Self.policy)
-        try await consent.setStatus(.granted, for: .analytics, source: .user)
-        privacy.enableFeatures(.push)
-        try Self.backlog(20, in: data)
+        let data = try await Self.prepared(directory, backlog: 20)
 
         let disk = CountingDisk()
         let status = await FileSystem.$current.withValue(disk.fileSystem) {
