@@ -44,7 +44,7 @@ import Testing
         let outside = directory.url.appending(path: "OUT")
         try FileManager.default.createDirectory(at: outside, withIntermediateDirectories: true)
         let target = outside.path(percentEncoded: false) + "/absolute-target"
-        _ = launchGateAndConsent(on: data, policy: Self.policy).privacy.enableFeatures(.push)
+        launchGateAndConsent(on: data, policy: Self.policy).privacy.enableFeatures(.push)
         let identifier = Data("kept identifier".utf8)
         try identifier.write(to: data.anonymousIdentifierFile)
         let anchor = data.url.path(percentEncoded: false)
