@@ -108,6 +108,33 @@ import Testing
         print("RemoteIntentTests: \(explored) crash points of a fold with two payloads and a disable explored")
     }
 
+    /// Two processes apply payloads at the same moment behind a busy lock: each records its intent over the same
+    /// kept bytes. The one recorded later (the order the names carry) is in force at every start, crashed fold or
+    /// not, and is what the fold keeps; never the earlier one.
+    @Test func ofTwoPayloadsRecordedOverTheSameKeptOneTheLaterWinsInEveryStartAndFold() throws {
+        let (earlier, later) = (Self.payload(.analytics), Self.payload(.messageCenter))
+        var failures: [String] = []
+        for steps in 0..<16 {
+            let (directory, data) = try Self.prepared()
+            defer { directory.cleanUp() }
+            let anchor = data.url.path(percentEncoded: false)
+            let base = Self.kept(data)
+            try IntentJournal.record(Self.intent(over: base, earlier), in: anchor)
+            try IntentJournal.record(Self.intent(over: base, later), in: anchor)
+            if Self.launch(data).keptRemoteLayer != later { failures.append("before the fold: not the later one") }
+            let taken = Self.fold(data, steps: steps)
+            if Self.launch(data).keptRemoteLayer != later {
+                failures.append("fold crashed after \(steps) steps: not the later one at the next start")
+            }
+            _ = Self.fold(data)
+            if Self.kept(data) != (try RemoteLayerFile.encoded(later)) {
+                failures.append("fold crashed after \(steps) steps: the file does not keep the later one")
+            }
+            if taken < steps { break }
+        }
+        #expect(failures.isEmpty, "\(failures)")
+    }
+
     @Test func anOlderPayloadNeverOverwritesOneKeptAfterItWasRecorded() throws {
         let (directory, data) = try Self.prepared()
         defer { directory.cleanUp() }

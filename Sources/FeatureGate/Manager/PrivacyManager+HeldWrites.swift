@@ -124,3 +124,62 @@ extension PrivacyManager {
         return encoded == data ? nil : encoded
     }
 }
+
+// MARK: - Saves that failed
+
+extension PrivacyManager {
+    /// The longest pause between two retries of a save that failed: 30 s.
+    static let failedSaveRetryLimit = 30.0
+
+    /// Tries the change whose save failed (a full or read-only disk, an I/O error) again in the background, with
+    /// pauses that double from `delay` up to ``failedSaveRetryLimit``, while the process lives, until it is saved
+    /// (then reports ``PrivacyManagerDiagnostic/failedSaveLanded(store:attempts:)``) or a later save or held write
+    /// took it over. One retry at a time; it waits for the lock on its background thread, where nobody waits on it.
+    func retryFailedSaveLater(after delay: Double = 0.1, attempt: Int = 1) {
+        let schedule = failedSaveRetryScheduled.withLock { scheduled in
+            defer { scheduled = true }
+            return attempt > 1 || !scheduled
+        }
+        guard schedule else { return }
+        let fileSystem = FileSystem.current
+        DispatchQueue.global(qos: .utility).asyncAfter(deadline: .now() + delay) { [weak self] in
+            guard let self else { return }
+            let outcome = FileSystem.$current.withValue(fileSystem) {
+                self.withStoreLock(waitingAtMost: nil) {
+                    self.state.withLock { state -> PrivacyManagerDiagnostic?? in
+                        let after = state.rules.record
+                        // Saved since by a later change, or held (its own retry saves it): nothing left here.
+                        guard !state.rules.isHoldingWrites, after != state.saved else { return .none }
+                        let diagnostic = self.save(
+                            from: state.saved, to: after, ledgerLength: state.ledgerLength, owed: &state.owedPurges)
+                        guard diagnostic == nil else { return .some(diagnostic) }
+                        state.saved = after
+                        state.intended = nil
+                        return .some(nil)
+                    }
+                }
+            }
+            switch outcome {
+            case .some(.some(nil)):
+                self.failedSaveRetryScheduled.withLock { $0 = false }
+                self.diagnosticHandler?(.failedSaveLanded(store: String(describing: self.store), attempts: attempt))
+            case .some(.some(let diagnostic?)) where diagnostic.isFailedWrite || diagnostic.isLockBusy:
+                FileSystem.$current.withValue(fileSystem) {
+                    self.retryFailedSaveLater(
+                        after: min(delay * 2, Self.failedSaveRetryLimit), attempt: attempt + 1)
+                }
+            default:
+                self.failedSaveRetryScheduled.withLock { $0 = false }
+            }
+        }
+    }
+}
+
+extension PrivacyManagerDiagnostic {
+    /// Whether this reports a save the file system refused (full, read-only, an I/O error): a fault that may clear,
+    /// so the save is retried. A lock another process kept, or a record of a newer format, is not one.
+    var isFailedWrite: Bool {
+        guard case .saveFailed(_, let error) = self, let error = error as? FileStoreError else { return false }
+        return !AtomicFile.isLockBusy(error) && !error.isHostileContent
+    }
+}

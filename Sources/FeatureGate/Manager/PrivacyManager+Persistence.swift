@@ -6,7 +6,13 @@ extension PrivacyManager {
     /// reports ``PrivacyManagerDiagnostic/storeBusyWritesHeld(store:error:)`` and retries later. The record saved is
     /// the state as it is once the lock is taken, so a change made meanwhile on another thread goes with it.
     func saveWhenLockFree() {
-        let last = withStoreLock {
+        // A take-away returns within the bound whoever holds the lock, this process's own fold included.
+        let takesAway = state.withLock { state in
+            let (saved, after) = (state.intended ?? state.saved, state.rules.record)
+            return !FeatureStateRecord.newlyDecidedOff(from: saved, to: after).isEmpty
+                || !after.deniedConsentCategories.isSubset(of: saved.deniedConsentCategories)
+        }
+        let last = withStoreLock(takesAway: takesAway) {
             state.withLock { state -> PrivacyManagerDiagnostic? in
                 if state.rules.isHoldingWrites { return retryHeldRecord(&state) }
                 let after = state.rules.record
@@ -24,6 +30,7 @@ extension PrivacyManager {
         case .some(nil): return
         case .some(let diagnostic?) where !diagnostic.isLockBusy:
             diagnosticHandler?(diagnostic)
+            if diagnostic.isFailedWrite { retryFailedSaveLater() }
             return
         default: break  // Another process kept the lock.
         }
@@ -34,19 +41,22 @@ extension PrivacyManager {
             return (.storeBusyWritesHeld(store: String(describing: store), error: Self.busyError), publish(&state))
         }
         // What the held change takes away is on disk before the call returns, without the lock.
-        let unrecorded = recordTakeAwayIntent()
+        let recorded = recordTakeAwayIntent()
         if let diagnostic = outcome.0 { diagnosticHandler?(diagnostic) }
-        if let unrecorded { diagnosticHandler?(unrecorded) }
+        for diagnostic in recorded { diagnosticHandler?(diagnostic) }
         if outcome.1 { deliverPending() }
         retryHeldLater()
     }
 
     /// Makes what the held writes take away (flags decided off, consent refusals) durable as one intent
     /// (``IntentJournal``), without the store's lock: what this process already recorded so is not recorded again.
-    /// Does nothing for a store that is not a file. Returns the diagnostic of an intent that could not be written.
-    func recordTakeAwayIntent() -> PrivacyManagerDiagnostic? {
-        guard let file = store as? FileFeatureStore else { return nil }
-        let location = FileLocation(file: file.url)
+    /// Returns what to report: a foreign entry moved aside, or the take-away left in memory only.
+    func recordTakeAwayIntent() -> [PrivacyManagerDiagnostic] {
+        let storeName = String(describing: store)
+        guard let file = store.recordFile else {
+            return [.takeAwayNotDurable(store: storeName, error: StoreKeepsNoFile())]
+        }
+        let location = FileLocation(file: file)
         let intent = state.withLock { state -> TakeAwayIntent? in
             let base = state.intended ?? state.saved
             let after = state.rules.record
@@ -59,17 +69,38 @@ extension PrivacyManager {
             state.intended = intent.applied(to: base)
             return intent
         }
-        guard let intent else { return nil }
-        return Self.recordIntent(intent, in: location.anchor, store: String(describing: store))
+        guard let intent else { return [] }
+        let (recorded, diagnostics) = Self.recordIntent(intent, in: location.anchor, store: storeName)
+        if !recorded {
+            // Not on disk: the next try records it again.
+            state.withLock { $0.intended = nil }
+        }
+        return diagnostics
     }
 
-    /// Writes `intent` into the intents of the directory `anchor`; the diagnostic when it could not be.
-    static func recordIntent(_ intent: TakeAwayIntent, in anchor: String, store: String) -> PrivacyManagerDiagnostic? {
+    /// Writes `intent` into the intents of the directory `anchor`: whether it was written, and what to report (a
+    /// foreign entry moved aside from the intents' folder; ``PrivacyManagerDiagnostic/takeAwayNotDurable(store:error:)``
+    /// when it could not be written). Every path that makes a take-away durable goes through here.
+    static func recordIntent(
+        _ intent: TakeAwayIntent, in anchor: String, store: String
+    ) -> (recorded: Bool, diagnostics: [PrivacyManagerDiagnostic]) {
         do {
-            try IntentJournal.record(intent, in: anchor)
-            return nil
+            let movedAside = try IntentJournal.record(intent, in: anchor)
+            let moved = movedAside.map {
+                PrivacyManagerDiagnostic.foreignEntryMovedAside(
+                    path: anchor + "/" + IntentJournal.directoryName, movedTo: $0)
+            }
+            return (true, moved.map { [$0] } ?? [])
         } catch {
-            return .saveFailed(store: store, error: error)
+            return (false, [.takeAwayNotDurable(store: store, error: error)])
+        }
+    }
+
+    /// Why a take-away of a store that names no file (``FeatureStore/recordFile``) cannot be made durable.
+    struct StoreKeepsNoFile: Error, CustomStringConvertible {
+        var description: String {
+            "the store names no file of a data directory (FeatureStore.recordFile is nil), so no pending change can "
+                + "be written beside it"
         }
     }
 
@@ -101,10 +132,10 @@ extension PrivacyManager {
     /// for at most `bound`; `nil` when another process kept it that long. Another store (one wrapping a file store,
     /// say) runs `body` at once, its operations waiting at most `bound` for any lock they take.
     func withStoreLock<Result>(
-        waitingAtMost bound: Duration? = AtomicFile.lockWaitBound, _ body: () -> Result
+        waitingAtMost bound: Duration? = AtomicFile.lockWaitBound, takesAway: Bool = false, _ body: () -> Result
     ) -> Result? {
-        guard let file = store as? FileFeatureStore else { return AtomicFile.$lockWait.withValue(bound) { body() } }
-        return AtomicFile.withLock(of: file.url, waitingAtMost: bound, body)
+        guard let file = store.recordFile else { return AtomicFile.$lockWait.withValue(bound) { body() } }
+        return AtomicFile.withLock(of: file, waitingAtMost: bound, takesAway: takesAway, body)
     }
 
     /// Runs `body` holding the inter-process lock of the gate state's directory (created if needed), waited for at
@@ -112,9 +143,12 @@ extension PrivacyManager {
     /// critical section: no other process acts in between. Returns `nil` when another process kept the lock that
     /// long; the locks `body`'s own operations take elsewhere wait at most `bound` too. Take-aways are applied before
     /// (``withholding(_:_:)``). Call it outside the manager's own lock; a store that is not a file runs `body` at once.
-    package func withStoreLockHeld<Result>(waitingAtMost bound: Duration, _ body: () -> Result) -> Result? {
-        guard let file = store as? FileFeatureStore else { return AtomicFile.$lockWait.withValue(bound) { body() } }
-        return AtomicFile.withLock(of: file.url, waitingAtMost: bound, inside: bound, create: true, body)
+    package func withStoreLockHeld<Result>(
+        waitingAtMost bound: Duration, takesAway: Bool = false, _ body: () -> Result
+    ) -> Result? {
+        guard let file = store.recordFile else { return AtomicFile.$lockWait.withValue(bound) { body() } }
+        return AtomicFile.withLock(
+            of: file, waitingAtMost: bound, inside: bound, create: true, takesAway: takesAway, body)
     }
 
     /// Calls `action` on a background thread once the gate state's directory lock is free (no sooner than `delay`

@@ -78,7 +78,7 @@ extension PrivacyManager {
     /// and nobody waits on it: that folds the intent into the file (or, when the intent could not be written, saves
     /// the payload).
     func keepUnkeptRemoteRecord(in remoteLayer: RemoteLayerFile, waitingAtMost bound: Duration?) {
-        let outcome = AtomicFile.withLock(of: remoteLayer.url, waitingAtMost: bound) {
+        let outcome = AtomicFile.withLock(of: remoteLayer.url, waitingAtMost: bound, takesAway: true) {
             state.withLock { state -> (any Error)? in
                 guard let record = state.unkeptRemoteRecord else { return nil }
                 state.unkeptRemoteRecord = nil
@@ -91,8 +91,9 @@ extension PrivacyManager {
         }
         switch outcome {
         case nil:
-            recordRemoteIntent(in: remoteLayer)
+            let diagnostics = recordRemoteIntent(in: remoteLayer)
             diagnosticHandler?(.remoteLayerKeptLater(file: remoteLayer.description))
+            for diagnostic in diagnostics { diagnosticHandler?(diagnostic) }
             let fileSystem = FileSystem.current
             DispatchQueue.global(qos: .utility).asyncAfter(deadline: .now() + 0.01) { [weak self] in
                 FileSystem.$current.withValue(fileSystem) {
@@ -111,24 +112,29 @@ extension PrivacyManager {
     /// lock is free loses nothing and an older payload never overwrites a newer one. Under the manager's lock, so a
     /// newer payload of this process is recorded after it. Leaves the payload to be saved when the file cannot be read
     /// or the intent written.
-    private func recordRemoteIntent(in remoteLayer: RemoteLayerFile) {
+    private func recordRemoteIntent(in remoteLayer: RemoteLayerFile) -> [PrivacyManagerDiagnostic] {
         let location = FileLocation(file: remoteLayer.url)
-        state.withLock { state in
-            guard let record = state.unkeptRemoteRecord else { return }
+        return state.withLock { state -> [PrivacyManagerDiagnostic] in
+            guard let record = state.unkeptRemoteRecord else { return [] }
             // As when it was applied: a fully disabled gate writes nothing.
             guard !state.rules.unswitched.isEmpty else {
                 state.unkeptRemoteRecord = nil
-                return
+                return []
             }
             let kept: Data?
-            do { kept = try remoteLayer.keptBytes() } catch { return }
+            do { kept = try remoteLayer.keptBytes() } catch {
+                return [.takeAwayNotDurable(store: remoteLayer.description, error: error)]
+            }
             let intent = TakeAwayIntent(
                 stateFile: nil,
                 remote: .init(
                     file: location.components[0], base: RemoteLayerFile.digest(of: kept ?? Data()), record: record))
-            guard (try? IntentJournal.record(intent, in: location.anchor)) != nil else { return }
+            let (written, diagnostics) = Self.recordIntent(
+                intent, in: location.anchor, store: remoteLayer.description)
+            guard written else { return diagnostics }
             state.unkeptRemoteRecord = nil
             state.remoteRecord = record
+            return diagnostics
         }
     }
 

@@ -29,23 +29,27 @@ extension PrivacyManager {
     ) -> (pending: PendingRevocation, error: (any Error)?) {
         var recorded = pending
         var error: (any Error)? =
-            withStoreLock { recordRevocation(pending, refusing: categories, as: &recorded) } ?? Self.busyError
-        if let busy = error, AtomicFile.isLockBusy(busy), let file = store as? FileFeatureStore {
+            withStoreLock(takesAway: true) { recordRevocation(pending, refusing: categories, as: &recorded) }
+            ?? Self.busyError
+        if let busy = error, AtomicFile.isLockBusy(busy), store.recordFile == nil {
+            diagnosticHandler?(.takeAwayNotDurable(store: String(describing: store), error: StoreKeepsNoFile()))
+        }
+        if let busy = error, AtomicFile.isLockBusy(busy), let file = store.recordFile {
             // Another process keeps the lock: the pending record is made durable as an intent, without it, and
             // the next holder of the lock (or the next start) folds it into the gate state.
             if let earlier = revocation.withLock({ $0 }) { recorded = earlier.joined(by: pending) }
-            let location = FileLocation(file: file.url)
+            let location = FileLocation(file: file)
             let intent = TakeAwayIntent(
                 stateFile: location.components[0], disable: catalog.allFeatures, refuse: categories,
                 pendingRevocation: recorded)
-            do {
-                try IntentJournal.record(intent, in: location.anchor)
+            let (written, diagnostics) = Self.recordIntent(
+                intent, in: location.anchor, store: String(describing: store))
+            if written {
                 revocation.withLock { $0 = recorded }
                 state.withLock { $0.intended = intent.applied(to: $0.intended ?? $0.saved) }
                 error = nil
-            } catch let failure {
-                error = failure
             }
+            for diagnostic in diagnostics { diagnosticHandler?(diagnostic) }
         }
         update { $0.rules.revoke(refusing: categories) }
         return (recorded, error)

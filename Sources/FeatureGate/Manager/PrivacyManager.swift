@@ -82,6 +82,8 @@ public final class PrivacyManager: Sendable {
     let diagnosticHandler: (@Sendable (PrivacyManagerDiagnostic) -> Void)?
     /// Whether a background retry of held writes is scheduled: one at a time, however many changes were held.
     let heldRetryScheduled = LockedValue(false)
+    /// Whether a retry of a save that failed (a full or read-only disk) is scheduled (see `retryFailedSaveLater`).
+    let failedSaveRetryScheduled = LockedValue(false)
 
     /// The configuration the manager started with.
     public let configuration: PrivacyConfiguration
@@ -146,7 +148,8 @@ public final class PrivacyManager: Sendable {
         var hasRecord = false
         // Take-aways another process made durable while the lock was busy, not folded yet: read before the store,
         // so one that a fold (of another process, or this one's own below) deletes meanwhile is in the record read.
-        let (intents, newerIntent) = Self.pendingIntents(for: store)
+        let (intents, newerIntent, ignoredIntents) = Self.pendingIntents(for: store)
+        diagnostics += ignoredIntents
 
         if configuration.resetEnabledFeatures {
             // Discarding is the one write start-up may do, and only when there is something to discard. Refusals
@@ -267,10 +270,10 @@ public final class PrivacyManager: Sendable {
         }
         self.revocation = LockedValue(stored.pendingRevocation)
         var temporariesLeft: URL?
-        if let file = store as? FileFeatureStore {
+        if let file = store.recordFile {
             // Temporary files of writes a kill interrupted (under the lock; nothing is touched when there are none).
             // Start-up never waits for another process: with the lock taken, they are removed later.
-            let directory = file.url.deletingLastPathComponent()
+            let directory = file.deletingLastPathComponent()
             let removal = AtomicFile.$lockWait.withValue(.zero) { AtomicFile.removeTemporaries(in: directory) }
             if removal.failures.contains(where: AtomicFile.isLockBusy) { temporariesLeft = directory }
             diagnostics += removal.failures.filter { !AtomicFile.isLockBusy($0) }.map {
@@ -304,15 +307,20 @@ public final class PrivacyManager: Sendable {
     }
 
     /// The intents not folded yet into the state file `store` keeps (none for a store that is not a file), read
-    /// once; and why one of a newer version waits among them, if one does (one naming no state file counts: this
-    /// version cannot fold it, and holds its writes while it waits).
+    /// once; why one of a newer version waits among them, if one does (one naming no state file counts: this
+    /// version cannot fold it, and holds its writes while it waits); and the report of each intent of the directory
+    /// skipped or cut because it names a file it may not or carries a record that gives.
     static func pendingIntents(
         for store: any FeatureStore
-    ) -> (intents: [TakeAwayIntent], newer: PrivacyManagerDiagnostic.StoredStateError?) {
-        guard let file = store as? FileFeatureStore else { return ([], nil) }
-        let location = FileLocation(file: file.url)
+    ) -> (
+        intents: [TakeAwayIntent], newer: PrivacyManagerDiagnostic.StoredStateError?,
+        ignored: [PrivacyManagerDiagnostic]
+    ) {
+        guard let file = store.recordFile else { return ([], nil, []) }
+        let location = FileLocation(file: file)
         let stateFile = location.components[0]
-        let files = IntentJournal.pendingFiles(in: location.anchor)
+        let pending = IntentJournal.pendingFiles(in: location.anchor)
+        let files = pending.files
         let newer = files.first { !$0.intent.isReadable && ($0.intent.stateFile ?? stateFile) == stateFile }
         return (
             files.map(\.intent).filter { $0.stateFile == stateFile },
@@ -320,7 +328,8 @@ public final class PrivacyManager: Sendable {
                 .unsupportedIntentVersion(
                     file: location.anchor + "/" + IntentJournal.directoryName + "/" + $0.name,
                     found: $0.intent.version, supported: TakeAwayIntent.currentVersion)
-            }
+            },
+            pending.ignored.map { .intentIgnored(file: $0.file, reason: $0.reason) }
         )
     }
 
@@ -463,6 +472,7 @@ public final class PrivacyManager: Sendable {
                 saveWhenLockFree()
             } else {
                 diagnosticHandler?(diagnostic)
+                if diagnostic.isFailedWrite { retryFailedSaveLater() }
             }
         }
         if outcome.deliver { deliverPending() }

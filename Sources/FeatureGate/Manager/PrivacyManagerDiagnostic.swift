@@ -42,6 +42,23 @@ public enum PrivacyManagerDiagnostic: Sendable, CustomStringConvertible {
     /// disk as a pending change that every start reads, and is written into the file once the lock is free, unless a
     /// newer payload replaces it first.
     case remoteLayerKeptLater(file: String)
+    /// A pending change in the directory's `.featuregate-intents` folder (another process's take-away, made durable
+    /// while the lock was busy) names a file it may not (a path, `..`, a name that is not the directory's own file
+    /// of that kind), or carries a record that gives (a grant): the change, or that record, is ignored, never
+    /// followed. `file` is the pending change's path; `reason` says what it named or carried and what was expected.
+    case intentIgnored(file: String, reason: String)
+    /// A take-away (a disable, a consent refusal, revoke-all, a kill-switch payload) that another holder's lock kept
+    /// from being saved could not be made durable as a pending change either: it is in force in this process, in
+    /// memory only, and a process killed before the lock is free loses it. `error` says why (the folder could not be
+    /// written, or the store keeps no file the change could be written beside).
+    case takeAwayNotDurable(store: String, error: any Error)
+    /// Something other than a folder (a link, a FIFO, a file) was found where the data directory's pending changes
+    /// belong (`.featuregate-intents`): it cannot hold them, and was moved aside to `movedTo` (never followed).
+    case foreignEntryMovedAside(path: String, movedTo: String)
+    /// A change whose save failed (``saveFailed(store:error:)``: a full or read-only disk, an I/O error) was saved
+    /// now, by the retry the manager makes in the background, with growing pauses, while the process lives.
+    /// `attempts` counts the retries it took.
+    case failedSaveLanded(store: String, attempts: Int)
 
     /// One line: the store, what went wrong, and what the manager did about it.
     public var description: String {
@@ -74,6 +91,16 @@ public enum PrivacyManagerDiagnostic: Sendable, CustomStringConvertible {
             "\(file): cannot keep the remote payload (\(error)); it applies until the app exits"
         case .remoteLayerKeptLater(let file):
             "\(file): another process holds the lock; the remote payload applies now and is kept once it lets go"
+        case .failedSaveLanded(let store, let attempts):
+            "\(store): the change whose save failed is saved now (retry \(attempts))"
+        case .takeAwayNotDurable(let store, let error):
+            "\(store): cannot make a take-away durable while another holder keeps the lock (\(error)); it holds in "
+                + "this process, in memory only, until it is saved"
+        case .foreignEntryMovedAside(let path, let movedTo):
+            "\(UntrustedText.escapedPath(path)): not a folder where pending changes belong; moved aside to "
+                + "\(UntrustedText.escapedPath(movedTo))"
+        case .intentIgnored(let file, let reason):
+            "\(UntrustedText.escapedPath(file)): a pending change \(reason); not followed"
         }
     }
 }

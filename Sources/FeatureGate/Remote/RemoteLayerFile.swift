@@ -44,6 +44,7 @@ public struct RemoteLayerFile: Sendable, CustomStringConvertible {
     public init(url: URL, interpreter: any RemotePayloadInterpreter) {
         self.url = url
         self.interpreter = interpreter
+        IntentJournal.register(.remote, file: url)
     }
 
     /// The most the kept file may hold: the envelope stores the payload as a JSON string, whose escaping at most
@@ -111,11 +112,17 @@ public struct RemoteLayerFile: Sendable, CustomStringConvertible {
     }
 
     /// `data` (the file's bytes) with `intents` (of this file, oldest first) folded over it: each replaces the bytes
-    /// it was recorded over, and only those, so a payload kept since by another process is not overwritten by an
-    /// older one. Folding the same intents again changes nothing.
+    /// it was recorded over, or what an earlier one of them left over those bytes, and nothing else. So a payload
+    /// kept since by another process is not overwritten by an older one, and of two payloads recorded over the same
+    /// bytes (two processes behind one busy lock) the one recorded later wins. Folding the same intents again changes
+    /// nothing.
     package static func folding(_ intents: [TakeAwayIntent.RemoteIntent], over data: Data) -> Data {
-        intents.reduce(data) { current, intent in
-            guard digest(of: current) == intent.base, let next = try? encoded(intent.record) else { return current }
+        // The bytes the file had, or would have had, before each intent folded so far: an intent recorded over any of
+        // them was recorded after the ones that made them, whatever it saw.
+        var passed: Set<String> = [digest(of: data)]
+        return intents.reduce(data) { current, intent in
+            guard passed.contains(intent.base), let next = try? encoded(intent.record) else { return current }
+            passed.insert(digest(of: next))
             return next
         }
     }

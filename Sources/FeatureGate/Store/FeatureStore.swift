@@ -39,9 +39,24 @@ public protocol FeatureStore: Sendable {
     ///
     /// - Throws: When the record cannot be read (then `transform` is not called) or written.
     func update(_ transform: (Data?) -> Data?) throws
+
+    /// The file the record is kept in, when it is a file of a data directory whose lock the store takes as
+    /// ``FileFeatureStore`` does (``FileFeatureStore`` itself, or a store that wraps one); `nil`, the default, when
+    /// the record is kept elsewhere.
+    ///
+    /// The manager takes that directory's lock around its saves and, while another process keeps it past the bound,
+    /// makes a take-away (a disable, a refusal, revoke-all) durable at once beside the file, in the directory's
+    /// `.featuregate-intents` folder, so a process killed before the lock is free loses no "no" it acknowledged. A
+    /// store that wraps a ``FileFeatureStore`` returns the wrapped store's `recordFile`. With `nil`, such a take-away
+    /// holds in memory only, and the manager says so
+    /// (``PrivacyManagerDiagnostic/takeAwayNotDurable(store:error:)``).
+    var recordFile: URL? { get }
 }
 
 extension FeatureStore {
+    /// `nil`: the record is kept in no file of a data directory (see ``FeatureStore/recordFile``).
+    public var recordFile: URL? { nil }
+
     /// Loads, transforms and saves, without a lock; see ``FeatureStore/update(_:)``.
     public func update(_ transform: (Data?) -> Data?) throws {
         let stored: Data?

@@ -34,7 +34,11 @@ public struct FileFeatureStore: FeatureStore, CustomStringConvertible {
     /// Build the URL with `URL(filePath:)`, which does not stat the path, so creating the store does no I/O.
     public init(url: URL) {
         self.url = url
+        IntentJournal.register(.state, file: url)
     }
+
+    /// ``url``: the manager takes its directory's lock and writes its pending take-aways beside it.
+    public var recordFile: URL? { url }
 
     /// Reads the file. Returns `nil` when it does not exist.
     ///

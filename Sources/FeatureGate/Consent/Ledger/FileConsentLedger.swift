@@ -48,6 +48,7 @@ public struct FileConsentLedger: ConsentLedger, CustomStringConvertible {
     /// Creates a ledger backed by the file at `url`. Touches nothing on disk.
     public init(url: URL) {
         self.url = url
+        IntentJournal.register(.ledger, file: url)
     }
 
     /// The checkpoint beside the file: its name with ``checkpointSuffix``.
@@ -89,15 +90,30 @@ public struct FileConsentLedger: ConsentLedger, CustomStringConvertible {
         _ = try append(record, after: nil)
     }
 
+    /// Appends `records`, oldest first, as ``append(_:)`` appends one, in one write and one flush, then replaces the
+    /// checkpoint once: what a fold of many pending changes appends. A crash part-way leaves whole lines of the
+    /// first ones (the cut-short last line is repaired by the next append).
+    package func append(contentsOf records: [ConsentRecord]) throws {
+        guard !records.isEmpty else { return }
+        _ = try appendLines(records.reduce(into: Data()) { $0.append(ConsentRecordLine.encode($1)) }, after: nil)
+    }
+
     /// Appends the record as ``append(_:)`` does, and returns the trail up to it, folded from `snapshot` when the
     /// file continues it (else from the checkpoint, else from the start).
     package func append(_ record: ConsentRecord, after snapshot: ConsentLedgerSnapshot?) throws -> ConsentLedgerReading?
     {
+        guard let read = try appendLines(ConsentRecordLine.encode(record), after: snapshot) else { return nil }
+        return ConsentLedgerFolding.withoutLast(record, of: read)
+    }
+
+    /// Appends `lines` (whole lines) in one write and one flush, then replaces the checkpoint; returns the trail
+    /// with them, folded from `snapshot` when the file continues it (else from the checkpoint, else from the start).
+    private func appendLines(_ lines: Data, after snapshot: ConsentLedgerSnapshot?) throws -> ConsentLedgerReading? {
         let checkpointName = checkpointName
         var reading: ConsentLedgerReading?
         try AtomicFile.appendLine(
-            ConsentRecordLine.encode(record), to: FileLocation(file: url),
-            maximumLineLength: Self.maximumLineLength, isCutShort: ConsentRecordLine.isCutShort
+            lines, to: FileLocation(file: url), maximumLineLength: Self.maximumLineLength,
+            isCutShort: ConsentRecordLine.isCutShort
         ) { appended in
             guard appended.file.size <= Self.maximumFileSize,
                 let read = try? ConsentLedgerFolding.read(
@@ -111,7 +127,7 @@ public struct FileConsentLedger: ConsentLedger, CustomStringConvertible {
                 // Best effort: a checkpoint not written leaves the old one, whose point is still in the file.
                 try? appended.replaceSibling(checkpointName, with: data, durability: .ordered)
             }
-            reading = ConsentLedgerFolding.withoutLast(record, of: read)
+            reading = read
         }
         return reading
     }

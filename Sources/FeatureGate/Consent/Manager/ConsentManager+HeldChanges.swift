@@ -4,11 +4,11 @@ extension ConsentManager {
     /// Runs `body` in one hold of the data directory's lock, waited for at most `bound`: `nil` when another process
     /// kept it that long, or when changes are already held for it (this one is held behind them without waiting).
     func underLock<Result>(
-        waitingAtMost bound: Duration = AtomicFile.lockWaitBound, _ body: () -> Result
+        waitingAtMost bound: Duration = AtomicFile.lockWaitBound, takesAway: Bool = false, _ body: () -> Result
     ) -> Result? {
         guard !isWaitingForLock else { return nil }
         // Taking the lock folded the intents: the durable refusals are in the ledger and the gate state now.
-        return privacy.withStoreLockHeld(waitingAtMost: bound) {
+        return privacy.withStoreLockHeld(waitingAtMost: bound, takesAway: takesAway) {
             durableRefusals.removeAll()
             return body()
         }
@@ -72,21 +72,24 @@ extension ConsentManager {
     /// ledger and the gate state are not files of one directory, or the intent could not be written: then the
     /// refusal is held in memory only.
     func recordIntent(of record: ConsentRecord) -> Bool {
-        guard let ledger = ledger as? FileConsentLedger, let store = privacy.store as? FileFeatureStore else {
+        let store = privacy.store
+        guard let file = store.recordFile else {
+            privacy.diagnosticHandler?(
+                .takeAwayNotDurable(store: String(describing: store), error: PrivacyManager.StoreKeepsNoFile()))
             return false
         }
-        let (ledgerLocation, stateLocation) = (FileLocation(file: ledger.url), FileLocation(file: store.url))
+        guard let ledger = ledger as? FileConsentLedger else { return false }
+        let (ledgerLocation, stateLocation) = (FileLocation(file: ledger.url), FileLocation(file: file))
         guard ledgerLocation.anchor == stateLocation.anchor else { return false }
         let earlier = pending.filter { $0.record.category == record.category && $0.awaits == .change }.map(\.record)
         let intent = TakeAwayIntent(
             stateFile: stateLocation.components[0], ledgerFile: ledgerLocation.components[0],
             disable: privacy.catalog.mask(policy.features[record.category] ?? []), refuse: [record.category],
             records: earlier + [record])
-        do {
-            try IntentJournal.record(intent, in: stateLocation.anchor)
-        } catch {
-            return false
-        }
+        let (written, diagnostics) = PrivacyManager.recordIntent(
+            intent, in: stateLocation.anchor, store: String(describing: store))
+        for diagnostic in diagnostics { privacy.diagnosticHandler?(diagnostic) }
+        guard written else { return false }
         pending.removeAll { $0.record.category == record.category && $0.awaits == .change }
         durableRefusals.insert(record.category)
         return true

@@ -200,7 +200,7 @@ public actor ConsentManager {
 
     /// The records of the intents not folded yet into `ledger` (those the ledger already holds left out).
     static func pendingIntentRecords(ledger: any ConsentLedger, store: any FeatureStore) -> [ConsentRecord] {
-        guard let ledger = ledger as? FileConsentLedger, store is FileFeatureStore else { return [] }
+        guard let ledger = ledger as? FileConsentLedger, store.recordFile != nil else { return [] }
         let location = FileLocation(file: ledger.url)
         let records = IntentJournal.pending(in: location.anchor).filter { $0.ledgerFile == location.components[0] }
             .flatMap(\.records)
@@ -308,7 +308,7 @@ public actor ConsentManager {
         privacy.beginWithholding(closing)
         defer { privacy.endWithholding(closing) }
         // The record and the gate state it decides are written under one hold of the data directory's lock.
-        let outcome = underLock { () -> Result<ConsentRecord, ConsentRecordingError> in
+        let outcome = underLock(takesAway: status.isRefusal) { () -> Result<ConsentRecord, ConsentRecordingError> in
             // The edge is made over the gate state as it is now, not as this process last read it: another
             // process's change saved since counts, so this change is a change of it.
             privacy.reloadStoredState()

@@ -44,10 +44,14 @@ extension AtomicFile {
         private var fd: Int32 = -1
 
         private let holder: Holder
+        /// Whether a bounded wait goes on behind this process's own holders (up to ``ownHolderWaitLimit``); a
+        /// take-away's does not: it returns within the bound, durable as an intent, whoever holds the lock.
+        private let waitsForOwnHolders: Bool
 
-        init(anchor: Int32, path: String) {
+        init(anchor: Int32, path: String, waitsForOwnHolders: Bool = true) {
             self.anchor = anchor
             self.path = path
+            self.waitsForOwnHolders = waitsForOwnHolders
             holder = Holder(fileSystem: ObjectIdentifier(FileSystem.active), path: path)
         }
 
@@ -82,7 +86,7 @@ extension AtomicFile {
             var result = AtomicFile.lockExclusively(descriptor)  // As long as `lockWait` allows.
             var code = errno
             let giveUp = ContinuousClock.now + Self.ownHolderWaitLimit
-            while result != 0 && code == EWOULDBLOCK && (AtomicFile.lockWait ?? .zero) > .zero
+            while result != 0 && code == EWOULDBLOCK && waitsForOwnHolders && (AtomicFile.lockWait ?? .zero) > .zero
                 && Self.holders.withLock({ $0[holder, default: 0] > 0 }) && ContinuousClock.now < giveUp
             {
                 result = AtomicFile.lockExclusively(descriptor)

@@ -121,9 +121,11 @@ extension AtomicFile {
     ///   - bound: How long to wait for the lock; `nil` waits as long as it takes.
     ///   - inside: The ``lockWait`` for the locks of other directories that `body` takes (zero by default).
     ///   - create: Whether to create the directory when it does not exist yet (its lock file is created with it).
+    ///   - takesAway: Whether `body` makes a take-away: its wait ends at `bound` even behind this process's own
+    ///     holders (a fold, say), which other waits outlast (``DirectoryLock/ownHolderWaitLimit``).
     package static func withLock<Result>(
         of file: URL, waitingAtMost bound: Duration?, inside: Duration? = .zero, create: Bool = false,
-        _ body: () -> Result
+        takesAway: Bool = false, _ body: () -> Result
     ) -> Result? {
         let location = FileLocation(file: file)
         let fs = FileSystem.active
@@ -133,7 +135,7 @@ extension AtomicFile {
             anchor = fs.open(location.anchor, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC, 0)
         }
         guard anchor >= 0 else { return $lockWait.withValue(inside) { body() } }
-        let lock = DirectoryLock(anchor: anchor, path: location.anchor)
+        let lock = DirectoryLock(anchor: anchor, path: location.anchor, waitsForOwnHolders: !takesAway)
         defer {
             lock.release()
             _ = fs.close(anchor)

@@ -57,22 +57,44 @@ package enum IntentJournal {
     /// Makes `intent` durable in the directory `anchor` without its lock: on disk (file, folder and directory
     /// flushed) before it returns.
     ///
+    /// Something other than a folder at ``directoryName`` (a link, a FIFO, a file) is moved aside first, as a
+    /// foreign lock file is replaced: it cannot hold intents, and leaving it would make every held "no" non-durable.
+    ///
+    /// - Returns: Where a foreign entry found at ``directoryName`` was moved, if one was (to report it).
     /// - Throws: ``FileStoreError`` when it could not be written.
-    package static func record(_ intent: TakeAwayIntent, in anchor: String) throws(FileStoreError) {
+    @discardableResult
+    package static func record(_ intent: TakeAwayIntent, in anchor: String) throws(FileStoreError) -> String? {
         let data = intent.encoded()
         let name = nextName()
         var lastError = FileStoreError(path: anchor, operation: .write, code: EIO)
+        var movedAside: String?
         // A fold may remove the folder between its creation and the rename: tried again then.
         for _ in 0..<4 {
             do throws(FileStoreError) {
-                try write(data, named: name, in: anchor)
-                return
+                try write(data, named: name, in: anchor, movedAside: &movedAside)
+                return movedAside
             } catch {
                 lastError = error
-                guard error.code == ENOENT else { throw error }
+                guard error.code == ENOENT || (error.code == ENOTDIR && movedAside != nil) else { throw error }
             }
         }
         throw lastError
+    }
+
+    /// Moves the entry at ``directoryName`` in `directory` aside when it is not a folder (never following it);
+    /// returns its new name, or `nil` when it is a folder, is gone, or could not be moved.
+    private static func moveAsideForeignEntry(in directory: Int32) -> String? {
+        let fs = FileSystem.active
+        var status = stat()
+        guard fs.fstatat(directory, directoryName, &status, AT_SYMLINK_NOFOLLOW) == 0,
+            status.st_mode & S_IFMT != S_IFDIR
+        else { return nil }
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        let aside = "\(directoryName).foreign-\(now.tv_sec)-\(now.tv_nsec)-\(getpid())"
+        guard fs.renameat(directory, directoryName, directory, aside) == 0 else { return nil }
+        AtomicFile.flushDirectory(directory)
+        return aside
     }
 
     /// A name later than every name this process made before, and than the clock's now.
@@ -89,7 +111,9 @@ package enum IntentJournal {
         return "\(padded)-\(String(getpid()).leftPadded(to: 10))-\(String(sequence).leftPadded(to: 8))\(suffix)"
     }
 
-    private static func write(_ data: Data, named name: String, in anchor: String) throws(FileStoreError) {
+    private static func write(
+        _ data: Data, named name: String, in anchor: String, movedAside: inout String?
+    ) throws(FileStoreError) {
         let folderPath = anchor + "/" + directoryName
         let fs = FileSystem.active
         let directory = fs.open(anchor, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC, 0)
@@ -100,6 +124,10 @@ package enum IntentJournal {
         }
         let folder = fs.openat(directory, directoryName, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC, 0)
         if folder < 0 {
+            if [ENOTDIR, ELOOP].contains(errno), movedAside == nil, let aside = moveAsideForeignEntry(in: directory) {
+                movedAside = anchor + "/" + aside
+                throw FileStoreError(path: folderPath, operation: .open, code: ENOTDIR)  // Tried again.
+            }
             throw AtomicFile.error(
                 path: folderPath, operation: .open, errno: errno, at: directoryName, in: directory, directory: true)
         }
@@ -130,10 +158,20 @@ package enum IntentJournal {
 
     // MARK: Reading
 
-    /// The intents waiting in the directory `anchor`, in the order they were made; reads only (no lock, no write).
-    /// One that cannot be decoded is left out (it was never acknowledged: the rename comes after the flush).
+    /// The intents waiting in the directory `anchor`, in the order they were made, as they may be taken (see
+    /// ``vetted(_:in:)``); reads only (no lock, no write). One that cannot be decoded is left out (it was never
+    /// acknowledged: the rename comes after the flush).
     package static func pending(in anchor: String) -> [TakeAwayIntent] {
-        pendingFiles(in: anchor).map(\.intent)
+        pendingFiles(in: anchor).files.map(\.intent)
+    }
+
+    /// The intents waiting in a directory, read once: those that may be taken, and those skipped or cut.
+    package struct Pending {
+        /// The intents with their file names, in the order they were made: readable ones as they may be taken
+        /// (names checked, giving records left out), those of a newer format as found.
+        package var files: [(name: String, intent: TakeAwayIntent)] = []
+        /// Each intent skipped (it names a file it may not) or cut (a record that gives): its path, and why.
+        package var ignored: [(file: String, reason: String)] = []
     }
 
     /// Whether the directory `anchor` has an intents folder: one `fstatat`, the cost every lock holder pays.
@@ -142,32 +180,83 @@ package enum IntentJournal {
         return FileSystem.active.fstatat(anchor, directoryName, &status, AT_SYMLINK_NOFOLLOW) == 0
     }
 
-    /// The intents waiting in the directory `anchor` with their file names, in the order they were made.
-    package static func pendingFiles(in anchor: String) -> [(name: String, intent: TakeAwayIntent)] {
+    /// The intents waiting in the directory `anchor` with their file names, in the order they were made, each
+    /// vetted (``vetted(_:in:)``); reads only.
+    package static func pendingFiles(in anchor: String) -> Pending {
         let folder = FileLocation(anchor: anchor, components: [directoryName])
-        guard let names = try? AtomicFile.entries(of: folder) else { return [] }
+        guard let names = try? AtomicFile.entries(of: folder) else { return Pending() }
+        var pending = Pending()
+        let listed = names.filter({ $0.hasSuffix(suffix) && !$0.hasPrefix(".") }).sorted()
+        let decoded = decodedIntents(listed, in: anchor)
+        for name in listed {
+            let location = FileLocation(anchor: anchor, components: [directoryName, name])
+            guard let intent = decoded[name] else { continue }
+            // One of a newer format is followed by nothing here: it is kept as found, and holds what comes after.
+            guard intent.isReadable else {
+                pending.files.append((name, intent))
+                continue
+            }
+            let (vetted, reasons) = Self.vetted(intent, in: anchor)
+            pending.ignored += reasons.map { (location.path, $0) }
+            if let vetted { pending.files.append((name, vetted)) }
+        }
+        return pending
+    }
+
+    /// The intents already read, per file system, directory and name: an intent's file is written once, under a
+    /// name no other intent takes, and never changed, so each is read once per process however often the folder is
+    /// listed (by a start's gate, consent and remote layer, and by each fold). Only the names listed last are kept.
+    private static let readIntents = LockedValue<[ReadKey: [String: TakeAwayIntent]]>([:])
+
+    private struct ReadKey: Hashable {
+        let fileSystem: ObjectIdentifier
+        let anchor: String
+    }
+
+    /// The intents of `names` (listed in the folder of the directory `anchor`) that decode, read once.
+    private static func decodedIntents(_ names: [String], in anchor: String) -> [String: TakeAwayIntent] {
+        let key = ReadKey(fileSystem: ObjectIdentifier(FileSystem.active), anchor: anchor)
+        let known = readIntents.withLock { $0[key] ?? [:] }
+        var result: [String: TakeAwayIntent] = [:]
         let decoder = JSONDecoder()
-        return names.filter { $0.hasSuffix(suffix) && !$0.hasPrefix(".") }.sorted().compactMap { name in
+        for name in names {
+            if let intent = known[name] {
+                result[name] = intent
+                continue
+            }
             let location = FileLocation(anchor: anchor, components: [directoryName, name])
             guard let data = try? AtomicFile.read(location, limit: maximumSize),
                 let intent = try? decoder.decode(TakeAwayIntent.self, from: data)
-            else { return nil }
-            return (name, intent)
+            else { continue }
+            result[name] = intent
         }
+        // Large payloads are not kept: reading one again costs less than holding it.
+        let kept = result.filter { $0.value.remote.map { $0.payload.count <= 64 * 1024 } ?? true }
+        readIntents.withLock { $0[key] = kept.isEmpty ? nil : kept }
+        return result
     }
 
     /// `records` with those the ledger file at `ledger` already holds in its last bytes left out: what a fold a crash
     /// cut short appended already.
     package static func recordsNotInLedger(_ records: [ConsentRecord], ledger: FileLocation) -> [ConsentRecord] {
         guard !records.isEmpty else { return [] }
+        let lines = records.map(ConsentRecordLine.encode)
+        // As far back as all of them take (a fold appends them in one write), and 64 KiB more.
+        let window = lines.reduce(64 * 1024) { $0 + $1.count }
         let tail =
             (try? AtomicFile.withOpenedFile(ledger, limit: FileConsentLedger.maximumFileSize) {
                 (file) throws(FileStoreError) -> Data in
                 guard let file else { return Data() }
-                return try file.read(max(0, file.size - 64 * 1024)..<file.size)
+                return try file.read(max(0, file.size - window)..<file.size)
             }) ?? Data()
         guard !tail.isEmpty else { return records }
-        return records.filter { tail.range(of: ConsentRecordLine.encode($0)) == nil }
+        var present = Set<Data>()
+        var start = tail.startIndex
+        for index in tail.indices where tail[index] == UInt8(ascii: "\n") {
+            present.insert(Data(tail[start...index]))
+            start = index + 1
+        }
+        return zip(records, lines).filter { !present.contains($0.1) }.map(\.0)
     }
 
     // MARK: Folding
@@ -176,7 +265,7 @@ package enum IntentJournal {
     /// the directory's lock held (every operation inside finds it held); does nothing, beyond one `fstatat`, when
     /// there is none.
     static func fold(in anchor: String) {
-        let pending = pendingFiles(in: anchor)
+        let pending = pendingFiles(in: anchor).files
         let folder = FileLocation(anchor: anchor, components: [directoryName])
         guard !pending.isEmpty else {
             removeFolderIfEmpty(folder)
@@ -189,12 +278,11 @@ package enum IntentJournal {
         for (ledgerFile, intents) in grouped(files.map(\.intent), by: \.ledgerFile) {
             guard let ledgerFile else { continue }
             let ledger = FileConsentLedger(url: anchorURL.appending(path: ledgerFile, directoryHint: .notDirectory))
-            let records = intents.flatMap(\.records)
-            for record in recordsNotInLedger(records, ledger: FileLocation(anchor: anchor, components: [ledgerFile])) {
-                // A ledger that refuses the record keeps the intent, for the next fold.
-                guard step() else { return }
-                do { try ledger.append(record) } catch { return }
-            }
+            let records = recordsNotInLedger(
+                intents.flatMap(\.records), ledger: FileLocation(anchor: anchor, components: [ledgerFile]))
+            // All of them in one append: a ledger that refuses it keeps the intents, for the next fold.
+            guard step() else { return }
+            do { try ledger.append(contentsOf: records) } catch { return }
         }
         // The payloads next: each replaces only the bytes it was recorded over.
         for (remoteFile, intents) in grouped(files.compactMap(\.intent.remote), by: \.file) {
@@ -236,12 +324,31 @@ package enum IntentJournal {
             }
             if isNewer { return }
         }
-        for (name, _) in files {
-            guard step() else { return }
-            _ = try? AtomicFile.remove(FileLocation(anchor: anchor, components: [directoryName, name]))
-        }
-        guard step(), files.count == pending.count else { return }
+        // Every folded intent deleted, the folder flushed once.
+        guard removeFolded(files.map(\.name), in: anchor), step(), files.count == pending.count else { return }
         removeFolderIfEmpty(folder)
+    }
+
+    /// Deletes the intents `names` of the folder in the directory `anchor`, then flushes the folder once; `false`
+    /// when a crash budget stopped it part-way.
+    private static func removeFolded(_ names: [String], in anchor: String) -> Bool {
+        let fs = FileSystem.active
+        let directory = fs.open(anchor, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC, 0)
+        guard directory >= 0 else { return true }
+        defer { _ = fs.close(directory) }
+        let folder = fs.openat(directory, directoryName, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC, 0)
+        guard folder >= 0 else { return true }
+        defer { _ = fs.close(folder) }
+        var finished = true
+        for name in names {
+            guard step() else {
+                finished = false
+                break
+            }
+            _ = fs.unlinkat(folder, name, 0)
+        }
+        if finished { AtomicFile.flushDirectory(folder) }
+        return finished
     }
 
     private static func modificationSeconds(_ status: stat) -> Int {
