@@ -98,6 +98,10 @@ public final class PrivacyManager: Sendable {
     /// when unknown): where ``ConsentManager`` replays the ledger's tail from.
     let ledgerPointAtStart: Int?
 
+    /// Whether the store held a record at start-up: a consent replay at start saves the gate state only then
+    /// (start-up creates no file).
+    let hadRecordAtStart: Bool
+
     /// What went wrong with the store at start-up, if anything. Empty after a clean start.
     public let startupDiagnostics: [PrivacyManagerDiagnostic]
 
@@ -279,11 +283,15 @@ public final class PrivacyManager: Sendable {
         self.startupDiagnostics = diagnostics
         self.unswitchedBits = AtomicWord(unswitched.rawValue)
         self.effectiveBits = AtomicWord(initial.effective.rawValue)
-        initial.ledgerLength = stored.ledgerLength
         initial.owedPurges = stored.purgeOwedFeatures
         // No record at all (and no trouble reading one) reflects none of the ledger; a record an earlier version
-        // wrote says nothing about it.
-        self.ledgerPointAtStart = stored.ledgerLength ?? (hasRecord || !diagnostics.isEmpty ? nil : 0)
+        // wrote says nothing about it. The point is this process's too: the record it saves first, whatever change
+        // it saves, reflects none of the ledger either (without it, a start after a kill between that process's
+        // first grant's record and its gate state would take the record as one that says nothing, and not replay).
+        let pointAtStart = stored.ledgerLength ?? (hasRecord || !diagnostics.isEmpty ? nil : 0)
+        initial.ledgerLength = pointAtStart
+        self.ledgerPointAtStart = pointAtStart
+        self.hadRecordAtStart = hasRecord
         self.state = LockedValue(initial)
         for diagnostic in diagnostics { diagnosticHandler?(diagnostic) }
         if let temporariesLeft {

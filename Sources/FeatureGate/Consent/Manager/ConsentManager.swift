@@ -163,7 +163,7 @@ public actor ConsentManager {
             // changes a killed process committed. With no gate state at all, only in memory (start-up creates no
             // file): the next change saves it with them.
             let decisions = policy.decisions(answers: trail.answers, context: context, now: now())
-            let hasState = privacy.storedLedgerLength != nil
+            let hasState = privacy.hadRecordAtStart
             privacy.noteLedgerLength(end)
             let before = privacy.currentRecord
             for category in replayed.sorted() {
