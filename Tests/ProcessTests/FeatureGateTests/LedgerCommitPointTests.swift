@@ -65,16 +65,20 @@ import Testing
         #expect(replayed.enabledFeatures == [.push, .analytics])
     }
 
-    @Test func aStartOnNoGateStateAndNoLedgerCreatesNoFile() async throws {
-        // The point a state that does not exist reflects (none of the ledger) is kept in memory only: start-up
-        // writes nothing.
+    @Test func aGrantReplayedOverNoGateStateIsAppliedWithoutCreatingIt() async throws {
+        // A process killed after its first grant's record, before any gate state was saved: the start replays it
+        // (no state reflects none of the ledger) in memory only, as start-up creates no file.
         let directory = TemporaryDirectory()
         defer { directory.cleanUp() }
         let data = PrivacyDataDirectory(url: directory.url.appending(path: "data"))
+        try FileConsentLedger(url: data.consentLedgerFile).append(
+            ConsentRecord(
+                category: .analytics, previousStatus: .unknown, newStatus: .granted, time: Date(), policyVersion: 1,
+                source: .user))
         let (privacy, consent) = launchGateAndConsent(on: data, policy: Self.policy)
-        #expect(await consent.status(for: .analytics) == .unknown)
-        #expect(!privacy.isEnabled(.analytics))
-        #expect(!FileManager.default.fileExists(atPath: data.url.path(percentEncoded: false)))
+        #expect(await consent.status(for: .analytics) == .granted)
+        #expect(privacy.isEnabled(.analytics))
+        #expect(!FileManager.default.fileExists(atPath: data.stateFile.path(percentEncoded: false)))
     }
 
     @Test func aRefusalWhoseRecordTheLedgerRefusedStillHolds() async throws {
