@@ -283,14 +283,11 @@ public final class PrivacyManager: Sendable {
         self.startupDiagnostics = diagnostics
         self.unswitchedBits = AtomicWord(unswitched.rawValue)
         self.effectiveBits = AtomicWord(initial.effective.rawValue)
+        initial.ledgerLength = stored.ledgerLength
         initial.owedPurges = stored.purgeOwedFeatures
         // No record at all (and no trouble reading one) reflects none of the ledger; a record an earlier version
-        // wrote says nothing about it. The point is this process's too: the record it saves first, whatever change
-        // it saves, reflects none of the ledger either (without it, a start after a kill between that process's
-        // first grant's record and its gate state would take the record as one that says nothing, and not replay).
-        let pointAtStart = stored.ledgerLength ?? (hasRecord || !diagnostics.isEmpty ? nil : 0)
-        initial.ledgerLength = pointAtStart
-        self.ledgerPointAtStart = pointAtStart
+        // wrote says nothing about it.
+        self.ledgerPointAtStart = stored.ledgerLength ?? (hasRecord || !diagnostics.isEmpty ? nil : 0)
         self.hadRecordAtStart = hasRecord
         self.state = LockedValue(initial)
         for diagnostic in diagnostics { diagnosticHandler?(diagnostic) }
