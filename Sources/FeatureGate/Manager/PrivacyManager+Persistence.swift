@@ -122,9 +122,6 @@ extension PrivacyManager {
     /// The gate state's record, as this process holds it now.
     var currentRecord: FeatureStateRecord { state.withLock { $0.rules.record } }
 
-    /// The ledger length the gate state recorded when it was read at start-up.
-    package var storedLedgerLength: Int? { state.withLock { $0.ledgerLength } }
-
     /// What a save reports when another process kept the lock past the bound.
     static var busyError: FileStoreError { FileStoreError(path: "", operation: .lock, code: EWOULDBLOCK) }
 

@@ -101,6 +101,10 @@ public final class PrivacyManager: Sendable {
     /// when unknown): where ``ConsentManager`` replays the ledger's tail from.
     let ledgerPointAtStart: Int?
 
+    /// Whether the store held a record at start-up: a consent replay at start saves the gate state only then
+    /// (start-up creates no file).
+    let hadRecordAtStart: Bool
+
     /// What went wrong with the store at start-up, if anything. Empty after a clean start.
     public let startupDiagnostics: [PrivacyManagerDiagnostic]
 
@@ -288,6 +292,7 @@ public final class PrivacyManager: Sendable {
         // No record at all (and no trouble reading one) reflects none of the ledger; a record an earlier version
         // wrote says nothing about it.
         self.ledgerPointAtStart = stored.ledgerLength ?? (hasRecord || !diagnostics.isEmpty ? nil : 0)
+        self.hadRecordAtStart = hasRecord
         self.state = LockedValue(initial)
         for diagnostic in diagnostics { diagnosticHandler?(diagnostic) }
         if let temporariesLeft {

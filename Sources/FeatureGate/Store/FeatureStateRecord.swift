@@ -44,8 +44,9 @@ package struct FeatureStateRecord: Sendable, Hashable {
     }
     private var revoked: Feature = []
     /// How far into the consent ledger (its length in bytes) the record reflects: written by each consent change
-    /// with the ledger's length after its record (key `ledgerLength`, only once known). A start that finds the
-    /// ledger longer applies the records after this point, as a journal replays committed records.
+    /// with the ledger's length after its record, and by every save of a process whose consent manager started on
+    /// the file ledger from a known point (key `ledgerLength`, only once known). A start that finds the ledger
+    /// longer applies the records after this point, as a journal replays committed records.
     package var ledgerLength: Int?
     /// The flags a "no" switched off whose subsystems' purge is not known to be done (key `purgeOwedFeatures`,
     /// written only when there are any): every save that decides a flag off adds it, in the same write, and a

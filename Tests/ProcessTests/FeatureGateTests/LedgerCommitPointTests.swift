@@ -40,6 +40,47 @@ import Testing
         #expect(again.all.isEmpty, "\(again.all)")
     }
 
+    @Test func aGrantRecordedAfterTheFirstGateStateWithNoConsentChangeIsAppliedByTheNextStart() async throws {
+        // A fresh directory: the first save of the gate state is not a consent change (a flag turned on), so no
+        // record of the ledger has been reflected yet; then a grant is recorded and its process killed before its
+        // gate state is saved. The state saved first reflects none of the ledger: the next start replays it all.
+        let directory = TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let data = PrivacyDataDirectory(url: directory.url.appending(path: "data"))
+        let (privacy, _) = launchGateAndConsent(on: data, policy: Self.policy)
+        privacy.enableFeatures(.push)
+        let saved = try FeatureStateRecord(decoding: #require(try FileFeatureStore(url: data.stateFile).load()))
+        #expect(saved.enabledFeatures == .push && saved.ledgerLength == 0)
+        try FileConsentLedger(url: data.consentLedgerFile).append(
+            ConsentRecord(
+                category: .analytics, previousStatus: .unknown, newStatus: .granted, time: Date(), policyVersion: 1,
+                source: .user))
+
+        let diagnostics = Collector<ConsentDiagnostic>()
+        let (fresh, consent) = launchGateAndConsent(on: data, policy: Self.policy) { diagnostics.append($0) }
+        #expect(await consent.status(for: .analytics) == .granted)
+        #expect(fresh.isEnabled(.analytics) && fresh.isEnabled(.push))
+        #expect(diagnostics.all.contains { if case .gateStateBehindLedger(_, 1) = $0 { true } else { false } })
+        let replayed = try FeatureStateRecord(decoding: #require(try FileFeatureStore(url: data.stateFile).load()))
+        #expect(replayed.enabledFeatures == [.push, .analytics])
+    }
+
+    @Test func aGrantReplayedOverNoGateStateIsAppliedWithoutCreatingIt() async throws {
+        // A process killed after its first grant's record, before any gate state was saved: the start replays it
+        // (no state reflects none of the ledger) in memory only, as start-up creates no file.
+        let directory = TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let data = PrivacyDataDirectory(url: directory.url.appending(path: "data"))
+        try FileConsentLedger(url: data.consentLedgerFile).append(
+            ConsentRecord(
+                category: .analytics, previousStatus: .unknown, newStatus: .granted, time: Date(), policyVersion: 1,
+                source: .user))
+        let (privacy, consent) = launchGateAndConsent(on: data, policy: Self.policy)
+        #expect(await consent.status(for: .analytics) == .granted)
+        #expect(privacy.isEnabled(.analytics))
+        #expect(!FileManager.default.fileExists(atPath: data.stateFile.path(percentEncoded: false)))
+    }
+
     @Test func aRefusalWhoseRecordTheLedgerRefusedStillHolds() async throws {
         // The other way round: the gate state's refusal is later than the ledger's last record. It stands.
         let directory = TemporaryDirectory()

@@ -159,12 +159,19 @@ public actor ConsentManager {
         self.startupDiagnostics = diagnostics
         privacy.setConsentDecisions(
             policy: policy, decisions: policy.decisions(answers: trail.answers, context: context, now: now()))
+        // Once the tail is replayed, the gate reflects the file ledger to the end read: noted, so that whatever
+        // this process saves first (a flag turned on, before any consent change) records it. A state saved with no
+        // point reads as one an earlier version wrote, and a kill between this process's first grant's record and
+        // its gate state would leave that grant unreplayed (consent granted, its features off).
+        if privacy.ledgerPointAtStart != nil, ledger is FileConsentLedger, let snapshot {
+            privacy.noteLedgerLength(snapshot.position?.offset ?? 0)
+        }
         if !tail.isEmpty, let end = snapshot?.position?.offset {
             // Replayed into the gate state, saved as any change is, with the point it now reflects: it completes
             // changes a killed process committed. With no gate state at all, only in memory (start-up creates no
             // file): the next change saves it with them.
             let decisions = policy.decisions(answers: trail.answers, context: context, now: now())
-            let hasState = privacy.storedLedgerLength != nil
+            let hasState = privacy.hadRecordAtStart
             privacy.noteLedgerLength(end)
             let before = privacy.currentRecord
             for category in replayed.sorted() {
