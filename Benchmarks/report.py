@@ -83,9 +83,47 @@ ALLOCATION_CEILINGS = [
       for size in (10, 1000, 100000)],
 ]
 
+# Issue 47: flushes per operation (gated; the most in any sample). Counted in the benchmark process by CFlushCounter
+# (every fsync and fdatasync, until none came for 10 ms after the call), one operation per sample on a directory of its
+# own. The budgets are the counts before issue 47's items 1 and 2 (flushes off the caller's thread and at the floor),
+# measured in the run that set them; those items tighten them. Floors from the issue: a disable, a consent change and
+# a take-away behind a busy lock 1 (at most 2), revoke-all about 2 (at most 3).
+FLUSH_BUDGETS = [
+    # (benchmark, before: flushes, of them directories)
+    ("Device.disable", 2, 1),
+    ("Device.disable.busyLock", 3, 2),
+    ("Device.consent.deny", 5, 2),
+    ("Device.consent.grant", 5, 2),
+    ("Device.revokeAll", 16, 7),
+    ("Device.revokeAll.busyLock", 12, 8),
+]
+
+# Issue 47, item 5: a launch (the gate and the consent manager over a data directory, to the first isEnabled:
+# `Ledger.launch.10`) makes at most this many times the mallocs of reading one small JSON file with Foundation and one
+# value from it (`Launch.jsonBaseline`), medians of one run (gated: the counts are deterministic).
+LAUNCH = ("Ledger.launch.10", "Launch.jsonBaseline")
+LAUNCH_MALLOC_BUDGET = 2
+
+# Issue 47, item 4: binary size per module (gated). Each probe (Benchmarks/SizeProbes) is a tiny program calling one
+# isEnabled, built in release and stripped (ELF x86-64 here); a module's size is its probe's minus the probe of what
+# it depends on. Budgets in KB (1,024 bytes): about 100 KB above the size in the run that set them, so a change that
+# adds 100 KB fails.
+SIZE_PROBES = ["None", "FeatureGate", "FeatureGateConfig", "NoopRuntime", "FeatureGateIAB", "FeatureGateRemote",
+               "FeatureGateStack"]
+SIZE_MODULES = [
+    # (module, probe, the probes subtracted from it, added back, budget in KB)
+    ("FeatureGate", "FeatureGate", ["None"], [], 1_000),
+    ("FeatureGateConfig", "FeatureGateConfig", ["FeatureGate"], [], 590),
+    ("NoopRuntime", "NoopRuntime", ["FeatureGate"], [], 590),
+    ("FeatureGateIAB", "FeatureGateIAB", ["FeatureGate"], [], 490),
+    ("FeatureGateRemote", "FeatureGateRemote", ["NoopRuntime"], [], 330),
+    ("FeatureGateStack", "FeatureGateStack", ["FeatureGateConfig", "NoopRuntime"], ["FeatureGate"], 110),
+]
+
 # Exported metric names (spaces become underscores) and the short names used below.
 METRICS = {"wallClock": "time", "mallocCountTotal": "mallocs", "mallocBytesCount": "mallocBytes",
-           "Toggler_flips": "flips", "Reader_overlap_pct": "overlap"}
+           "Toggler_flips": "flips", "Reader_overlap_pct": "overlap", "Flushes": "flushes",
+           "Directory_flushes": "directoryFlushes"}
 # A contended result counts only if its two readers ran at the same time for most of the sample (median, percent);
 # on a busy machine they can end up taking turns on one core, and then nothing contends.
 MIN_OVERLAP = 80
@@ -154,6 +192,73 @@ def run_once():
     return status
 
 
+def probe_sizes():
+    """Builds every size probe in release and returns {probe: stripped size in bytes}."""
+    sizes = {}
+    bin_path = subprocess.run(["swift", "build", "-c", "release", "--show-bin-path"], cwd=PACKAGE, check=True,
+                              capture_output=True, text=True).stdout.strip()
+    for probe in SIZE_PROBES:
+        product = f"size-probe-{probe}"
+        command = ["swift", "build", "-c", "release", "--product", product]
+        print("$ " + " ".join(command), flush=True)
+        if subprocess.run(command, cwd=PACKAGE).returncode != 0:
+            sys.exit(f"report.py: building {product} failed")
+        stripped = EXPORT / f"{product}.stripped"
+        subprocess.run(["strip", "-o", str(stripped), str(Path(bin_path) / product)], check=True)
+        sizes[probe] = stripped.stat().st_size
+    return sizes
+
+
+def report_sizes(failures):
+    """Prints each module's stripped size against its budget; appends what broke to `failures`."""
+    sizes = probe_sizes()
+    print("\n## Binary size per module (gated; release, stripped, one isEnabled call)\n")
+    print("| module | size (KB) | budget (KB) | |")
+    print("|---|---:|---:|---|")
+    for module, probe, minus, plus, budget in SIZE_MODULES:
+        size = (sizes[probe] - sum(sizes[other] for other in minus) + sum(sizes[other] for other in plus)) / 1024
+        holds = size <= budget
+        if not holds:
+            failures.append(f"{module}: {size:,.0f} KB stripped, budget {budget:,} KB")
+        print(f"| {module} | {size:,.0f} | {budget:,} | {'holds' if holds else 'BROKEN'} |")
+    print(f"| (the probe without FeatureGate) | {sizes['None'] / 1024:,.0f} | | |")
+
+
+def report_device_costs(data, failures):
+    """Prints flushes per operation and the callers' times, and the launch's mallocs against the JSON baseline."""
+    print("\n## Flushes per operation (gated: the most in any sample; time: the caller's, reported)\n")
+    print("| operation | flushes (median) | of them directories | most in a sample | budget | before | "
+          "median ms | max ms | |")
+    print("|---|---:|---:|---:|---:|---|---:|---:|---|")
+    for name, budget, directories in FLUSH_BUDGETS:
+        series = data.get(name, {})
+        flushes, times = series.get("flushes", []), series.get("time", [])
+        if not flushes:
+            failures.append(f"{name}: has a flush budget but did not run")
+            continue
+        worst = max(flushes)
+        if worst > budget:
+            failures.append(f"{name}: {worst} flushes in one sample, budget {budget}")
+        print(f"| `{name}` | {statistics.median(flushes):g} | "
+              f"{statistics.median(series.get('directoryFlushes', [0])):g} | {worst} | {budget} | "
+              f"{budget} ({directories}) | {statistics.median(times) / 1e6:.2f} | {max(times) / 1e6:.2f} | "
+              f"{'holds' if worst <= budget else 'BROKEN'} |")
+
+    launch, baseline = (data.get(name, {}).get("mallocs", []) for name in LAUNCH)
+    print("\n## Launch allocations (gated)\n")
+    if not launch or not baseline:
+        failures.append(f"{' or '.join(LAUNCH)}: did not run")
+        return
+    ratio = statistics.median(launch) / max(statistics.median(baseline), 1)
+    holds = ratio <= LAUNCH_MALLOC_BUDGET
+    if not holds:
+        failures.append(f"launch mallocs: {ratio:.2f} × the JSON baseline, budget {LAUNCH_MALLOC_BUDGET}")
+    print("| launch (`Ledger.launch.10`) mallocs | JSON baseline mallocs | ratio | budget | |")
+    print("|---:|---:|---:|---:|---|")
+    print(f"| {statistics.median(launch):g} | {statistics.median(baseline):g} | {ratio:.2f} | "
+          f"<= {LAUNCH_MALLOC_BUDGET} | {'holds' if holds else 'BROKEN'} |")
+
+
 def main():
     harness_check = run_once()
     calls = calls_per_sample()
@@ -220,6 +325,9 @@ def main():
         print(f"| `{name}` | {metric} | {worst:,} | {ceiling:,} | {protects} | "
               f"{'holds' if worst <= ceiling else 'BROKEN'} |")
 
+    report_device_costs(data, failures)
+    report_sizes(failures)
+
     print("\n## Ratios (one run; medians of the per-call times above, or of per-sample ratios when paired)\n")
     print("| ratio | measured | budget | |")
     print("|---|---:|---:|---|")
@@ -247,7 +355,7 @@ def main():
 
     print()
     if failures:
-        print("Allocation budgets broken:\n  " + "\n  ".join(failures))
+        print("Budgets broken:\n  " + "\n  ".join(failures))
         return 1
     print(f"Allocation budgets hold: {', '.join(budgeted)} (zero mallocs in every sample); "
           f"{', '.join(f'{name} {metric}' for name, metric, _, _ in ALLOCATION_CEILINGS)} within their ceilings.")
