@@ -28,7 +28,7 @@ let package = Package(
             path: "Benchmarks/FeatureGateBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
-    ] + sizeProbes,
+    ] + sizeProbes + launchProbes,
     swiftLanguageModes: [.v6]
 )
 
@@ -52,4 +52,15 @@ var sizeProbes: [Target] {
             path: "SizeProbes/\(probe.name)"
         )
     }
+}
+
+// Launch allocations (report.py): a fresh process to its first `isEnabled` with the gate and the consent manager,
+// and its baseline, a fresh process that reads one small JSON file with Foundation; each counted under valgrind.
+var launchProbes: [Target] {
+    [
+        .executableTarget(
+            name: "launch-probe", dependencies: [.product(name: "FeatureGate", package: "FeatureGate")],
+            path: "LaunchProbes/Launch"),
+        .executableTarget(name: "launch-probe-json", path: "LaunchProbes/JSON"),
+    ]
 }

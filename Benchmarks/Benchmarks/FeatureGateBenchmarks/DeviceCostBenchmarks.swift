@@ -20,11 +20,10 @@ import Glibc
 /// - `Device.revokeAll`, `Device.revokeAll.busyLock`: `ConsentRevocation.revokeAll()` over the gate, consent (analytics
 ///   granted), messageCenter enabled and a stored anonymous identifier; the second while another holder keeps the lock
 ///   (issue 47, item 3: it returns without waiting for the identifier's deletion).
-/// - `Launch.jsonBaseline`: what `Ledger.launch.10` (the gate and the consent manager to the first `isEnabled`) is held
-///   against: reading one small JSON file with Foundation (`Data(contentsOf:)`, `JSONDecoder`) and one value from it.
 ///
-/// `report.py` holds each operation's flushes to a budget (the most in any sample) and the launch's mallocs to a
-/// multiple of the baseline's; times are reported.
+/// `report.py` holds each operation's flushes to a budget (the most in any sample); times are reported. (The launch's
+/// allocations and the binary's size are measured by report.py on probe programs: Benchmarks/LaunchProbes,
+/// Benchmarks/SizeProbes.)
 func registerDeviceCostBenchmarks() {
     Benchmark("Device.disable", configuration: .deviceCost) { benchmark in
         let directory = DeviceDirectory()
@@ -86,19 +85,6 @@ func registerDeviceCostBenchmarks() {
             directory.settle()
         }
     }
-
-    let json = DeviceDirectory.smallJSON()
-    Benchmark("Launch.jsonBaseline", configuration: .reported(calls: .one)) { benchmark in
-        benchmark.startMeasurement()
-        let value = (try? Data(contentsOf: json)).flatMap { try? JSONDecoder().decode(SmallJSON.self, from: $0) }
-        benchmark.stopMeasurement()
-        if value?.enabled != true { benchmark.error("the JSON baseline read nothing") }
-    }
-}
-
-/// The JSON baseline's file: one small object, one value read.
-private struct SmallJSON: Decodable {
-    var enabled: Bool
 }
 
 /// The flush counter, read around one operation.
@@ -188,13 +174,6 @@ struct DeviceDirectory {
     }
 
     func remove() { try? FileManager.default.removeItem(at: root) }
-
-    /// The JSON baseline's file, written once.
-    static func smallJSON() -> URL {
-        let file = URL(filePath: NSTemporaryDirectory()).appending(path: "featuregate-small-\(getpid()).json")
-        try? Data(#"{"enabled":true,"name":"analytics","version":2}"#.utf8).write(to: file)
-        return file
-    }
 }
 
 extension Benchmark.Configuration {
