@@ -121,9 +121,11 @@ package enum JSONValue: Sendable, Equatable {
         return Double(text).flatMap { T(exactly: $0) }
     }
 
-    /// An optional field: `.some(nil)` when `key` is absent or `null`, `nil` when it holds what `read` refuses.
+    /// An optional field: `.some(nil)` when `key` is absent or `null`, `nil` when it holds what `read` refuses (or
+    /// this is not an object).
     package func optional<T>(_ key: String, _ read: (JSONValue) -> T?) -> T?? {
-        guard let field = self[key], field != .null else { return .some(nil) }
+        guard case .object(let fields) = self else { return nil }
+        guard let field = fields[key], field != .null else { return .some(nil) }
         return read(field).map { .some($0) }
     }
 }

@@ -73,7 +73,7 @@ import Testing
         // No subsystem and no erasure: with the identifier deleted, the revocation is finished, in the store too.
         let finished = await eventually(turns: 2_000) {
             let stored = try? FileFeatureStore(url: data.stateFile).load().map(FeatureStateRecord.init(decoding:))
-            return privacy.pendingRevocation == nil && stored != nil && stored??.pendingRevocation == nil
+            return privacy.pendingRevocation == nil && stored != nil && stored?.pendingRevocation == nil
         }
         #expect(finished, "the finished revocation was not recorded: \(String(describing: privacy.pendingRevocation))")
     }
