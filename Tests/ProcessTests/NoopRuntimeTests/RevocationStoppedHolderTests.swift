@@ -94,7 +94,8 @@ import Testing
         let holder = try StoppedLockHolder(directory: data.url)
         defer { holder.release() }
 
-        let returned = try Self.revokeAndKill(on: data)
+        // The child's revoke-all has a deadline of two minutes: waiting it out would not return within these turns.
+        let returned = try takeAwayAndKill("revoke", in: data.url, turns: 2_000)
         #expect(returned, "revoke-all did not return while another process held the lock")
         #expect(Self.exists(data.anonymousIdentifierFile))
 
@@ -112,26 +113,5 @@ import Testing
     static let policy = ConsentPolicy(version: 1, features: [.analytics: .analytics])
 
     static func exists(_ file: URL) -> Bool { FileManager.default.fileExists(atPath: file.path(percentEncoded: false)) }
-
-    /// Runs `feature-store-writer takeaway DIR revoke` and kills it with SIGKILL as soon as it says its revoke-all
-    /// returned (or after 2,000 turns of 5 ms). Returns whether it said so.
-    static func revokeAndKill(on data: PrivacyDataDirectory) throws -> Bool {
-        let output = Pipe()
-        let child = try startFeatureStoreWriter(
-            ["takeaway", data.url.path(percentEncoded: false), "revoke"], output: output)
-        let said = LockedValue("")
-        Thread.detachNewThread {
-            let line = output.fileHandleForReading.readData(ofLength: 9)
-            said.withLock { $0 = String(decoding: line, as: UTF8.self) }
-        }
-        var turns = 0
-        while said.withLock({ $0 }) != "returned\n", turns < 2_000 {
-            usleep(5_000)
-            turns += 1
-        }
-        kill(child.processIdentifier, SIGKILL)
-        child.waitUntilExit()
-        return said.withLock { $0 } == "returned\n"
-    }
 }
 #endif
