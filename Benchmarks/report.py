@@ -107,8 +107,10 @@ FLUSH_BUDGETS = [
 # gate and the consent manager over a data directory (Benchmarks/LaunchProbes/Launch), against a fresh process that
 # reads one small JSON file with Foundation and one value from it (LaunchProbes/JSON); every allocation of each
 # process, counted by valgrind (memcheck's "total heap usage"). Deterministic, so gated: the ceiling is the count in
-# the run that set it with a small margin; the issue's goal, at most 2 × the baseline, is reported.
-LAUNCH_MALLOC_CEILING = 780
+# the run that set it (584, against 232 for the baseline) with a small margin; the issue's goal, at most 2 × the
+# baseline, is reported. Before issue 47 read the gate state and the checkpoint without JSONDecoder, a launch made
+# about 170 more.
+LAUNCH_MALLOC_CEILING = 620
 LAUNCH_RATIO_GOAL = 2
 
 # Issue 47, item 4: binary size per module (gated). Each probe (Benchmarks/SizeProbes) is a tiny program calling one
@@ -119,6 +121,8 @@ SIZE_PROBES = ["None", "FeatureGate", "FeatureGateConfig", "NoopRuntime", "Featu
                "FeatureGateStack"]
 SIZE_MODULES = [
     # (module, probe, the probes subtracted from it, added back, budget in KB, goal in KB or None)
+    # Measured: 1,444 before issue 47, 1,459 after its JSON reader (the decoders it replaced stay linked for the
+    # intents and the remote layer), 490, 491, 388, 147 and 8 for the others.
     ("FeatureGate", "FeatureGate", ["None"], [], 1_540, 1_000),
     ("FeatureGateConfig", "FeatureGateConfig", ["FeatureGate"], [], 590, 490),
     ("NoopRuntime", "NoopRuntime", ["FeatureGate"], [], 590, 487),
