@@ -13,9 +13,12 @@ let package = Package(
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
     ],
     targets: [
+        // Counts the process's flushes (`fsync`, `fdatasync`) by defining them in the benchmark executable.
+        .target(name: "CFlushCounter", path: "Sources/CFlushCounter"),
         .executableTarget(
             name: "FeatureGateBenchmarks",
             dependencies: [
+                "CFlushCounter",
                 .product(name: "Benchmark", package: "benchmark"),
                 .product(name: "FeatureGate", package: "FeatureGate"),
                 .product(name: "FeatureGateConfig", package: "FeatureGate"),
@@ -24,7 +27,40 @@ let package = Package(
             ],
             path: "Benchmarks/FeatureGateBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
-        )
-    ],
+        ),
+    ] + sizeProbes + launchProbes,
     swiftLanguageModes: [.v6]
 )
+
+// Binary size per module (report.py): one tiny program per product, calling one `isEnabled`, and one that links
+// nothing of FeatureGate. A module's stripped size is the difference between the probe that links it and the probe
+// that links only what it depends on.
+var sizeProbes: [Target] {
+    let probes: [(name: String, products: [String])] = [
+        ("None", []),
+        ("FeatureGate", ["FeatureGate"]),
+        ("FeatureGateConfig", ["FeatureGate", "FeatureGateConfig"]),
+        ("NoopRuntime", ["FeatureGate", "NoopRuntime"]),
+        ("FeatureGateIAB", ["FeatureGate", "FeatureGateIAB"]),
+        ("FeatureGateRemote", ["FeatureGate", "NoopRuntime", "FeatureGateRemote"]),
+        ("FeatureGateStack", ["FeatureGate", "FeatureGateConfig", "NoopRuntime", "FeatureGateStack"]),
+    ]
+    return probes.map { probe in
+        .executableTarget(
+            name: "size-probe-\(probe.name)",
+            dependencies: probe.products.map { .product(name: $0, package: "FeatureGate") },
+            path: "SizeProbes/\(probe.name)"
+        )
+    }
+}
+
+// Launch allocations (report.py): a fresh process to its first `isEnabled` with the gate and the consent manager,
+// and its baseline, a fresh process that reads one small JSON file with Foundation; each counted under valgrind.
+var launchProbes: [Target] {
+    [
+        .executableTarget(
+            name: "launch-probe", dependencies: [.product(name: "FeatureGate", package: "FeatureGate")],
+            path: "LaunchProbes/Launch"),
+        .executableTarget(name: "launch-probe-json", path: "LaunchProbes/JSON"),
+    ]
+}

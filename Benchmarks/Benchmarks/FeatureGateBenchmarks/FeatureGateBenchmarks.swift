@@ -12,5 +12,6 @@ let benchmarks: @Sendable () -> Void = {
     registerTCFBenchmarks()  // issue 13: decoding a TC string with 1,000 vendors (reported, not budgeted)
     registerLedgerSeriesBenchmarks()  // issue 17: launch and one consent change over 10 / 1,000 / 100,000 records
     registerEventTrackBenchmarks()  // issue 37: `track` with the gate open beside a locked append and a Task per event
+    registerDeviceCostBenchmarks()  // issue 47: flushes per operation and the caller's time of each take-away
     registerHarnessBenchmarks()  // proves the allocation counter is live; the floor under async benchmarks
 }

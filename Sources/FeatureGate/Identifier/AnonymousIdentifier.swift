@@ -56,13 +56,27 @@ public final class AnonymousIdentifier: Sendable, CustomStringConvertible {
         }
     }
 
+    /// Finishes revoke-all `key`'s deletion of the identifier's file in the background, once the data directory's
+    /// lock is free: what revoke-all owes when another process held the lock as it tried. Nobody waits for it. The
+    /// pending record, in the store since revoke-all began, still says the identifier is not deleted, so a kill
+    /// before this lands leaves it to the next start (``init(privacy:url:)``).
+    package func finishRevocationWhenLockFree(_ key: UUID) {
+        privacy.whenStoreLockFree(after: 0.01) { [weak self] in
+            self?.finishRevocation(key, delay: 0.02, resetting: { $0.isFileStale })
+        }
+    }
+
     /// Deletes the identifier and the temporary files beside it, and marks that part of the revocation `key` done
     /// when nothing failed. Waits for no lock another process holds: while one does, tries again in the background
     /// once it is free. Other errors are left for revoke-all's report: the step is tried again at the next start.
-    private func finishRevocation(_ key: UUID, delay: Double) {
+    /// `resetting` says, from the cache, whether the file may still hold the revoked identifier: in this process
+    /// revoke-all forgot it, and a new one stored since (a feature enabled again) replaced its file, and is kept.
+    private func finishRevocation(
+        _ key: UUID, delay: Double, resetting: @escaping @Sendable (Cached) -> Bool = { _ in true }
+    ) {
         let isBusy = AtomicFile.$lockWait.withValue(.zero) { () -> Bool in
             do {
-                try reset()
+                if resetting(cached.withLock { $0 }) { try reset() }
             } catch {
                 return AtomicFile.isLockBusy(error)
             }
@@ -79,7 +93,7 @@ public final class AnonymousIdentifier: Sendable, CustomStringConvertible {
         }
         guard isBusy else { return }
         privacy.whenStoreLockFree(after: delay) { [weak self] in
-            self?.finishRevocation(key, delay: min(delay * 2, 1))
+            self?.finishRevocation(key, delay: min(delay * 2, 1), resetting: resetting)
         }
     }
 

@@ -85,13 +85,36 @@ extension PrivacyManager {
     /// Changes the pending revocation whose key is `key`, in the store (a read-modify-write under its lock) and in
     /// memory; removes it once `isFinished`. Does nothing when none with that key is pending.
     ///
+    /// Waits at most `bound` for another process's lock on the store.
+    ///
     /// - Throws: The store's error; memory is left as it was then, so the step is done again next time.
-    package func updatePendingRevocation(key: UUID, _ change: (inout PendingRevocation) -> Void) throws {
+    package func updatePendingRevocation(
+        key: UUID, waitingAtMost bound: Duration = AtomicFile.lockWaitBound, _ change: (inout PendingRevocation) -> Void
+    ) throws {
         // The store's lock is waited for (briefly) before the in-process lock is taken, never under it.
-        guard let outcome = withStoreLock({ Result { try updatePendingRevocationOnce(key: key, change) } }) else {
-            throw Self.busyError
+        let outcome = withStoreLock(waitingAtMost: bound) {
+            Result { try updatePendingRevocationOnce(key: key, change) }
         }
+        guard let outcome else { throw Self.busyError }
         try outcome.get()
+    }
+
+    /// Makes ``updatePendingRevocation(key:waitingAtMost:_:)``'s change in the background once the store's lock is
+    /// free (no sooner than `delay` seconds), trying again with growing pauses while another process takes it
+    /// first. Nobody waits for it: what it records is owed durably all the same (the pending record already in the
+    /// store says what is left), so a kill before it lands only leaves the next start more to finish.
+    package func updatePendingRevocationWhenLockFree(
+        key: UUID, after delay: Double = 0.01, _ change: @escaping @Sendable (inout PendingRevocation) -> Void
+    ) {
+        whenStoreLockFree(after: delay) { [weak self] in
+            do {
+                try self?.updatePendingRevocation(key: key, waitingAtMost: .zero, change)
+            } catch  where AtomicFile.isLockBusy(error) {
+                self?.updatePendingRevocationWhenLockFree(key: key, after: min(delay * 2, 1), change)
+            } catch {
+                // Another error: the record keeps what is left, and the next start does it again.
+            }
+        }
     }
 
     /// One try of ``updatePendingRevocation(key:_:)``, under the in-process lock.

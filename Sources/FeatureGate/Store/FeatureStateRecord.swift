@@ -115,21 +115,6 @@ package struct FeatureStateRecord: Sendable, Hashable {
             .subtracting(before.decidedFeatures.subtracting(before.enabledFeatures))
     }
 
-    private struct Payload: Codable {
-        var version: Int
-        var enabledFeatures: UInt
-        var decidedFeatures: UInt?
-        var deniedConsentCategories: [ConsentCategory]?
-        var pendingRevocation: PendingRevocation?
-        var ledgerLength: Int?
-        var revokedFeatures: UInt?
-        var purgeOwedFeatures: UInt?
-    }
-
-    private struct VersionOnly: Decodable {
-        var version: Int
-    }
-
     /// The record as JSON, keys and categories sorted, so equal records encode to equal bytes.
     ///
     /// The bytes are what `JSONEncoder` with sorted keys writes, built directly: the manager saves on every
@@ -162,23 +147,19 @@ package struct FeatureStateRecord: Sendable, Hashable {
     ///
     /// - Throws: ``PrivacyManagerDiagnostic/StoredStateError`` for anything but a well-formed record of a supported version.
     package init(decoding data: Data) throws(PrivacyManagerDiagnostic.StoredStateError) {
-        let decoder = JSONDecoder()
-        let version: Int
-        do {
-            version = try decoder.decode(VersionOnly.self, from: data).version
-        } catch {
+        // Read with the package's own JSON reader, as `JSONDecoder` would read the record's fields: one launch read
+        // cost about 150 allocations through the decoder (issue 47). A record that is not a whole, well-typed one is
+        // still read for its version alone, so that a newer version's record is told apart from a malformed one.
+        let json = JSONValue(parsing: data)
+        guard let json, let payload = Payload(json) else {
+            guard let version = json?["version"]?.integer(Int.self) else {
+                throw .malformed(found: Self.summary(of: data))
+            }
+            try Self.check(version)
             throw .malformed(found: Self.summary(of: data))
         }
-        guard version >= 1 else { throw .malformed(found: "version \(version)") }
-        guard version <= Self.currentVersion else {
-            throw .unsupportedVersion(found: version, supported: Self.currentVersion)
-        }
-        let payload: Payload
-        do {
-            payload = try decoder.decode(Payload.self, from: data)
-        } catch {
-            throw .malformed(found: Self.summary(of: data))
-        }
+        let version = payload.version
+        try Self.check(version)
         if version == 1 {
             self.init(enabledFeatures: Feature(rawValue: payload.enabledFeatures))
             return
@@ -195,6 +176,50 @@ package struct FeatureStateRecord: Sendable, Hashable {
         ledgerLength = payload.ledgerLength.flatMap { $0 >= 0 ? $0 : nil }
         revokedFeatures = Feature(rawValue: payload.revokedFeatures ?? 0)
         purgeOwedFeatures = Feature(rawValue: payload.purgeOwedFeatures ?? 0)
+    }
+
+    /// The record's fields, each of the type it must have (absent or `null` where it may be missing).
+    private struct Payload {
+        var version: Int
+        var enabledFeatures: UInt
+        var decidedFeatures: UInt?
+        var deniedConsentCategories: [ConsentCategory]?
+        var pendingRevocation: PendingRevocation?
+        var ledgerLength: Int?
+        var revokedFeatures: UInt?
+        var purgeOwedFeatures: UInt?
+
+        /// `nil` when a field is missing or of another type.
+        init?(_ json: JSONValue) {
+            guard case .object = json, let version = json["version"]?.integer(Int.self),
+                let enabled = json["enabledFeatures"]?.integer(UInt.self),
+                let decided = json.optional("decidedFeatures", { $0.integer(UInt.self) }),
+                let denied = json.optional(
+                    "deniedConsentCategories",
+                    { value in
+                        value.array.flatMap { names in
+                            let categories = names.compactMap { $0.string.map(ConsentCategory.init(rawValue:)) }
+                            return categories.count == names.count ? categories : nil
+                        }
+                    }),
+                let pending = json.optional("pendingRevocation", PendingRevocation.init(json:)),
+                let length = json.optional("ledgerLength", { $0.integer(Int.self) }),
+                let revoked = json.optional("revokedFeatures", { $0.integer(UInt.self) }),
+                let owed = json.optional("purgeOwedFeatures", { $0.integer(UInt.self) })
+            else { return nil }
+            (self.version, enabledFeatures, decidedFeatures, deniedConsentCategories) = (
+                version, enabled, decided, denied
+            )
+            (pendingRevocation, ledgerLength, revokedFeatures, purgeOwedFeatures) = (pending, length, revoked, owed)
+        }
+    }
+
+    /// Refuses a version this build does not read.
+    private static func check(_ version: Int) throws(PrivacyManagerDiagnostic.StoredStateError) {
+        guard version >= 1 else { throw .malformed(found: "version \(version)") }
+        guard version <= Self.currentVersion else {
+            throw .unsupportedVersion(found: version, supported: Self.currentVersion)
+        }
     }
 
     private static func summary(of data: Data) -> String {

@@ -98,6 +98,24 @@ package struct PendingRevocation: Sendable, Hashable, Codable {
         }
     }
 
+    /// Reads the form `encode(to:)` writes from a JSON value, as ``init(from:)`` reads it through a decoder (the
+    /// gate state's reader, which uses no decoder: issue 47); `nil` when a field is missing or of another type.
+    package init?(json: JSONValue) {
+        guard case .object = json, let key = json["requestKey"]?.string.flatMap(UUID.init(uuidString:)),
+            let identifier = json.optional("anonymousIdentifier", { $0.string.flatMap(UUID.init(uuidString:)) }),
+            let began = json["beganAt"]?.integer(Int64.self), let owed = json["isErasureOwed"]?.bool,
+            let purged = json["areSubsystemsPurged"]?.bool, let deleted = json["isIdentifierDeleted"]?.bool,
+            let notBefore = json.optional("erasureNotBefore", { $0.integer(Int64.self) })
+        else { return nil }
+        requestKey = key
+        anonymousIdentifier = identifier
+        beganAt = Date(timeIntervalSince1970: TimeInterval(began))
+        isErasureOwed = owed
+        areSubsystemsPurged = purged
+        isIdentifierDeleted = deleted
+        erasureNotBefore = notBefore.map { Date(timeIntervalSince1970: TimeInterval($0)) }
+    }
+
     /// Encodes the record; `beganAt` and `erasureNotBefore` as whole seconds since 1970, the identifier and the
     /// time only while there is one.
     package func encode(to encoder: any Encoder) throws {

@@ -60,10 +60,11 @@ import Foundation
 /// an opt-out request) and the runtime moves on to the purge; it waits at most ``deadline`` again, cancelling
 /// whatever is still running, and reports what it could not finish. The erasure request gets ``deadline`` too.
 /// So it returns within 3 × ``deadline`` plus the time of its local file operations (the consent ledger, the
-/// identifier file), and ``RevocationReport/cancelled`` lists what it cancelled. No file operation waits longer than
-/// ``deadline`` for a lock another process keeps on the data directory (the consent denials wait at most 100 ms,
-/// then are held and recorded once it is free): one that would is reported in ``RevocationReport/failures`` and,
-/// when the pending record could be written, left there for the next start.
+/// identifier file), and ``RevocationReport/cancelled`` lists what it cancelled. No file operation waits long for a
+/// lock another process keeps on the data directory: the pending record and the consent denials wait at most 100 ms,
+/// then are kept beside the lock and recorded once it is free; the identifier's file and the record of what was
+/// finished do not wait at all. What could not be done then is reported in ``RevocationReport/failures`` and stays
+/// owed in the pending record: it is done in the background once the lock is free, or by the next start.
 ///
 /// Thread safety: `revokeAll` may be called from any task; concurrent calls may both purge, but at most one
 /// sends the erasure request.
@@ -233,13 +234,17 @@ public struct ConsentRevocation: Sendable {
         let purged = report.totalPurged.failures.isEmpty && !report.failures.contains { $0.isSettling }
         step(.subsystemsPurged)
 
-        // Another process's lock is waited for at most `deadline`: past it, the step is left for the next start.
-        let identifierDeleted = AtomicFile.$lockWait.withValue(deadline) { () -> Bool in
+        // Another process's lock is not waited for: the identifier is forgotten at once (never handed out again) and
+        // its file's deletion is owed, like the purges: the pending record, durable since the call began, says so
+        // until it is done, here in the background once the lock is free, or by the next start.
+        var lockSeenBusy = false
+        let identifierDeleted = AtomicFile.$lockWait.withValue(.zero) { () -> Bool in
             var deleted = true
             do {
                 report.identifierReset = try identifier.reset() || pending.anonymousIdentifier != nil
             } catch {
                 deleted = false
+                lockSeenBusy = AtomicFile.isLockBusy(error)
                 report.failures.append(.identifierNotReset(error))
             }
             // A write killed before its rename leaves a temporary file (a copy of the identifier, say) beside it.
@@ -248,9 +253,11 @@ public struct ConsentRevocation: Sendable {
                 report.removedTemporaryFiles = removal.removed
                 report.failures += removal.failures.map { .temporaryFileNotRemoved($0) }
                 deleted = deleted && removal.failures.isEmpty
+                lockSeenBusy = lockSeenBusy || removal.failures.contains(where: AtomicFile.isLockBusy)
             }
             return deleted
         }
+        if lockSeenBusy { identifier.finishRevocationWhenLockFree(pending.requestKey) }
         step(.identifierDeleted)
 
         // One attempt at a time per revocation in this process: a concurrent call that finds the key claimed, or the
@@ -296,15 +303,21 @@ public struct ConsentRevocation: Sendable {
         case .retryLater(_, let date?): notBefore = date
         default: break
         }
+        let progress: @Sendable (inout PendingRevocation) -> Void = { [erasureDone, notBefore] pending in
+            pending.areSubsystemsPurged = pending.areSubsystemsPurged || purged
+            pending.isIdentifierDeleted = pending.isIdentifierDeleted || identifierDeleted
+            if let notBefore { pending.erasureNotBefore = notBefore }
+            if erasureDone { pending.markErasureDone() }
+        }
         do {
-            try runtime.privacy.updatePendingRevocation(key: pending.requestKey) { pending in
-                pending.areSubsystemsPurged = pending.areSubsystemsPurged || purged
-                pending.isIdentifierDeleted = pending.isIdentifierDeleted || identifierDeleted
-                if let notBefore { pending.erasureNotBefore = notBefore }
-                if erasureDone { pending.markErasureDone() }
-            }
+            // A lock found busy a moment ago is not waited for again: the progress is recorded once it is free.
+            try runtime.privacy.updatePendingRevocation(
+                key: pending.requestKey, waitingAtMost: lockSeenBusy ? .zero : AtomicFile.lockWaitBound, progress)
         } catch {
             report.failures.append(.revocationNotRecorded(error))
+            if AtomicFile.isLockBusy(error) {
+                runtime.privacy.updatePendingRevocationWhenLockFree(key: pending.requestKey, progress)
+            }
         }
         report.erasureStillOwed = runtime.privacy.pendingRevocation?.isErasureOwed ?? false
         step(.finished)

@@ -3,7 +3,7 @@
 //
 //   feature-store-writer takeaway DIR consent|disable|revoke|killswitch
 //                     on DIR (analytics granted, messageCenter enabled before), denies analytics, disables
-//                     messageCenter, or calls revokeAll; with `killswitch`, on DIR as RemoteLayerLockTests prepares it
+//                     messageCenter, or calls revokeAll (over the identifier file DIR holds, if any); with `killswitch`, on DIR as RemoteLayerLockTests prepares it
 //                     (push and analytics enabled by the configuration, a kept payload disabling push), applies a
 //                     payload disabling analytics; prints `returned` once the call returned, then waits to be killed.
 import FeatureGate
@@ -35,8 +35,10 @@ func takeAway(directory: URL, kind: String) async {
     case "revoke":
         let runtime = SubsystemRuntime(privacy: privacy)
         let identifier = AnonymousIdentifier(privacy: privacy, url: data.anonymousIdentifierFile)
+        // A deadline far longer than the tests wait for `returned`: revoke-all must not wait for the lock at all to
+        // delete the identifier's file (issue 47), whatever its deadline.
         let revocation = ConsentRevocation(
-            consent: consent, runtime: runtime, identifier: identifier, deadline: .milliseconds(500))
+            consent: consent, runtime: runtime, identifier: identifier, deadline: .seconds(120))
         _ = await revocation.revokeAll()
     default:
         exit(2)

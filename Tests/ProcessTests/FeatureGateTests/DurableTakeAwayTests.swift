@@ -24,23 +24,6 @@ import Testing
         return (directory, data)
     }
 
-    /// Runs the `takeaway` child for `kind` while `data`'s lock is held by a stopped process; kills it as soon as it
-    /// says the call returned. Returns whether it did.
-    static func takeAwayAndKill(_ kind: String, on data: PrivacyDataDirectory) throws -> Bool {
-        let output = Pipe()
-        let child = try startFeatureStoreWriter(
-            ["takeaway", data.url.path(percentEncoded: false), kind], output: output)
-        let said = LockedValue("")
-        Thread.detachNewThread {
-            let line = output.fileHandleForReading.readData(ofLength: 9)
-            said.withLock { $0 = String(decoding: line, as: UTF8.self) }
-        }
-        let returned = eventually(within: 20) { said.withLock { $0 } == "returned\n" }
-        kill(child.processIdentifier, SIGKILL)
-        child.waitUntilExit()
-        return returned
-    }
-
     /// What a fresh start on `data` finds.
     struct Launch {
         var privacy: PrivacyManager
@@ -75,7 +58,7 @@ import Testing
             defer { directory.cleanUp() }
             let holder = try StoppedLockHolder(directory: data.url)
             defer { holder.release() }
-            let returned = try Self.takeAwayAndKill(kind, on: data)
+            let returned = try takeAwayAndKill(kind, in: data.url)
             #expect(returned, "\(kind) did not return while another process held the lock")
             guard returned else { continue }
 

@@ -15,7 +15,7 @@ enum ConsentLedgerCheckpoint {
     /// The most bytes a checkpoint read accepts; a larger one is not written.
     static let maximumSize = 1024 * 1024
 
-    private struct Stored: Codable {
+    fileprivate struct Stored: Encodable {
         var v: Int
         var ledgerLength: Int
         var fingerprint: Data
@@ -26,7 +26,7 @@ enum ConsentLedgerCheckpoint {
         var sourceAnswers: [SourceAnswer]
     }
 
-    private struct Answer: Codable {
+    fileprivate struct Answer: Encodable {
         var category: ConsentCategory
         var status: ConsentStatus
         var decidedAt: Double?
@@ -36,7 +36,7 @@ enum ConsentLedgerCheckpoint {
         var expiryRecorded: Bool
     }
 
-    private struct SourceAnswer: Codable {
+    fileprivate struct SourceAnswer: Encodable {
         var source: ConsentSource
         var category: ConsentCategory
         var status: ConsentStatus
@@ -68,7 +68,7 @@ enum ConsentLedgerCheckpoint {
     }
 
     static func decode(_ data: Data) -> ConsentLedgerSnapshot? {
-        guard let stored = try? JSONDecoder().decode(Stored.self, from: data), stored.v == version,
+        guard let json = JSONValue(parsing: data), let stored = Stored(json), stored.v == version,
             stored.ledgerLength >= 0, stored.unreadableEntries >= 0,
             stored.fingerprint.count == min(stored.ledgerLength, ConsentLedgerPosition.fingerprintLength)
         else { return nil }
@@ -94,5 +94,64 @@ enum ConsentLedgerCheckpoint {
             position: ConsentLedgerPosition(
                 offset: stored.ledgerLength, fingerprint: stored.fingerprint,
                 digest: stored.digest.flatMap(ConsentLedgerDigest.init(encoded:))))
+    }
+}
+
+// Read with the package's own JSON reader, field by field as `JSONDecoder` read them: a launch reads the checkpoint,
+// and the decoder cost about 120 allocations there (issue 47).
+extension ConsentLedgerCheckpoint.Stored {
+    /// `nil` when a field is missing or of another type.
+    fileprivate init?(_ json: JSONValue) {
+        guard case .object = json, let v = json["v"]?.integer(Int.self),
+            let ledgerLength = json["ledgerLength"]?.integer(Int.self),
+            let fingerprint = json["fingerprint"]?.string.flatMap({ Data(base64Encoded: $0) }),
+            let digest = json.optional("digest", \.string),
+            let unreadableEntries = json["unreadableEntries"]?.integer(Int.self),
+            let globalPrivacyControl = json["globalPrivacyControl"]?.bool,
+            let answers = json["answers"]?.array.flatMap({ Self.all($0, ConsentLedgerCheckpoint.Answer.init) }),
+            let sourceAnswers = json["sourceAnswers"]?.array.flatMap({
+                Self.all($0, ConsentLedgerCheckpoint.SourceAnswer.init)
+            })
+        else { return nil }
+        self.init(
+            v: v, ledgerLength: ledgerLength, fingerprint: fingerprint, digest: digest,
+            unreadableEntries: unreadableEntries, globalPrivacyControl: globalPrivacyControl, answers: answers,
+            sourceAnswers: sourceAnswers)
+    }
+
+    /// Every element read, or `nil` when one cannot be.
+    private static func all<Element>(_ values: [JSONValue], _ read: (JSONValue) -> Element?) -> [Element]? {
+        var elements: [Element] = []
+        elements.reserveCapacity(values.count)
+        for value in values {
+            guard let element = read(value) else { return nil }
+            elements.append(element)
+        }
+        return elements
+    }
+}
+
+extension ConsentLedgerCheckpoint.Answer {
+    fileprivate init?(_ json: JSONValue) {
+        guard case .object = json, let category = json["category"]?.string.map(ConsentCategory.init(rawValue:)),
+            let status = json["status"]?.string.flatMap(ConsentStatus.init(rawValue:)),
+            let decidedAt = json.optional("decidedAt", \.double),
+            let source = json.optional("source", { $0.string.flatMap(ConsentSource.init(rawValue:)) }),
+            let policyVersion = json["policyVersion"]?.integer(Int.self), let trusted = json["trusted"]?.bool,
+            let expiryRecorded = json["expiryRecorded"]?.bool
+        else { return nil }
+        self.init(
+            category: category, status: status, decidedAt: decidedAt, source: source, policyVersion: policyVersion,
+            trusted: trusted, expiryRecorded: expiryRecorded)
+    }
+}
+
+extension ConsentLedgerCheckpoint.SourceAnswer {
+    fileprivate init?(_ json: JSONValue) {
+        guard case .object = json, let source = json["source"]?.string.flatMap(ConsentSource.init(rawValue:)),
+            let category = json["category"]?.string.map(ConsentCategory.init(rawValue:)),
+            let status = json["status"]?.string.flatMap(ConsentStatus.init(rawValue:))
+        else { return nil }
+        self.init(source: source, category: category, status: status)
     }
 }
