@@ -1,7 +1,6 @@
+import FeatureGate
 import Foundation
 import Testing
-
-@testable import FeatureGate
 
 /// The package's own JSON reader (issue 47: the gate state and the ledger's checkpoint are read with it instead of
 /// `JSONDecoder`) reads every document as `JSONDecoder` does: the same value where the decoder decodes one, nothing
