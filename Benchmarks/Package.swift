@@ -55,12 +55,15 @@ var sizeProbes: [Target] {
 }
 
 // Launch allocations (report.py): a fresh process to its first `isEnabled` with the gate and the consent manager,
-// and its baseline, a fresh process that reads one small JSON file with Foundation; each counted under valgrind.
+// and its baseline, a fresh process that reads one small JSON file with Foundation; each counts its own allocations
+// (CMallocCounter) and prints them.
 var launchProbes: [Target] {
     [
+        .target(name: "CMallocCounter", path: "Sources/CMallocCounter"),
         .executableTarget(
-            name: "launch-probe", dependencies: [.product(name: "FeatureGate", package: "FeatureGate")],
+            name: "launch-probe",
+            dependencies: ["CMallocCounter", .product(name: "FeatureGate", package: "FeatureGate")],
             path: "LaunchProbes/Launch"),
-        .executableTarget(name: "launch-probe-json", path: "LaunchProbes/JSON"),
+        .executableTarget(name: "launch-probe-json", dependencies: ["CMallocCounter"], path: "LaunchProbes/JSON"),
     ]
 }

@@ -105,12 +105,16 @@ FLUSH_BUDGETS = [
 
 # Issue 47, item 5: launch allocations, as the issue measures them: a fresh process to its first isEnabled with the
 # gate and the consent manager over a data directory (Benchmarks/LaunchProbes/Launch), against a fresh process that
-# reads one small JSON file with Foundation and one value from it (LaunchProbes/JSON); every allocation of each
-# process, counted by valgrind (memcheck's "total heap usage"). Deterministic, so gated: the ceiling is the count in
-# the run that set it (584, against 232 for the baseline) with a small margin; the issue's goal, at most 2 × the
-# baseline, is reported. Before issue 47 read the gate state and the checkpoint without JSONDecoder, a launch made
-# about 170 more.
-LAUNCH_MALLOC_CEILING = 620
+# reads one small JSON file with Foundation and one value from it (LaunchProbes/JSON). Each probe counts its own
+# allocations (CMallocCounter: malloc and its siblings defined in the executable) and prints those its main thread
+# made up to the answer: the same count every run, whatever the machine. valgrind's whole-process count, used before,
+# also took in what the consent manager's check of the checkpoint (a task of utility priority, started at launch)
+# had done by the exit: 585 here, 634 on CI, for the same binary. That check's cost is reported (the process's
+# allocations once it has finished), not gated. Measured: 562 before the launch path was trimmed (no decoder built
+# for the empty last line, no error built for a missing intents folder, no URL built for the checkpoint and the
+# temporaries' directory, the store's name built only for a diagnostic, no set built for the policy's decisions),
+# 450 after, against 216 for the baseline (2.08 x). The ceiling is that count with a small margin.
+LAUNCH_MALLOC_CEILING = 470
 LAUNCH_RATIO_GOAL = 2
 
 # Issue 47, item 4: binary size per module (gated). Each probe (Benchmarks/SizeProbes) is a tiny program calling one
@@ -268,20 +272,17 @@ def report_device_costs(data, failures):
 
 
 
-def heap_allocations(*command):
-    """Runs `command` under valgrind and returns how many allocations the process made."""
-    run = subprocess.run(["valgrind", *command], capture_output=True, text=True)
-    match = re.search(r"total heap usage: ([\d,]+) allocs", run.stderr)
-    if run.returncode != 0 or not match:
-        sys.exit(f"report.py: valgrind {' '.join(command)} failed (exit status {run.returncode}):\n{run.stderr}")
-    return int(match.group(1).replace(",", ""))
+def probe_counts(*command):
+    """Runs a launch probe and returns the numbers it printed after its answer."""
+    run = subprocess.run(list(command), capture_output=True, text=True)
+    fields = run.stdout.split()
+    if run.returncode != 0 or len(fields) < 3 or fields[0] != "true":
+        sys.exit(f"report.py: {' '.join(command)} failed (exit status {run.returncode}):\n{run.stdout}{run.stderr}")
+    return [int(field) for field in fields[1:]]
 
 
 def report_launch(failures):
     """Counts the launch probe's allocations and its JSON baseline's; appends what broke to `failures`."""
-    if shutil.which("valgrind") is None:
-        failures.append("launch allocations: valgrind is not installed (apt-get install valgrind)")
-        return
     bin_path = Path(subprocess.run(["swift", "build", "-c", "release", "--show-bin-path"], cwd=PACKAGE, check=True,
                                    capture_output=True, text=True).stdout.strip())
     for product in ("launch-probe", "launch-probe-json"):
@@ -293,17 +294,17 @@ def report_launch(failures):
         directory, small = Path(scratch) / "data", Path(scratch) / "small.json"
         small.write_text('{"enabled":true,"name":"analytics","version":2}')
         subprocess.run([str(bin_path / "launch-probe"), str(directory), "prepare"], check=True, capture_output=True)
-        launch = heap_allocations(str(bin_path / "launch-probe"), str(directory))
-        baseline = heap_allocations(str(bin_path / "launch-probe-json"), str(small))
+        launch, _, verified = probe_counts(str(bin_path / "launch-probe"), str(directory))
+        baseline, _ = probe_counts(str(bin_path / "launch-probe-json"), str(small))
     ratio = launch / baseline
     if launch > LAUNCH_MALLOC_CEILING:
         failures.append(f"launch: {launch:,} allocations, ceiling {LAUNCH_MALLOC_CEILING:,}")
-    print("\n## Launch allocations (a fresh process to the first isEnabled; gated: the ceiling)\n")
-    print("| launch (gate and consent) | JSON baseline | ratio | goal | ceiling | |")
-    print("|---:|---:|---:|---:|---:|---|")
+    print("\n## Launch allocations (a fresh process's main thread to the first isEnabled; gated: the ceiling)\n")
+    print("| launch (gate and consent) | JSON baseline | ratio | goal | ceiling | | process, checkpoint checked |")
+    print("|---:|---:|---:|---:|---:|---|---:|")
     print(f"| {launch:,} | {baseline:,} | {ratio:.2f} | <= {LAUNCH_RATIO_GOAL} "
           f"({'met' if ratio <= LAUNCH_RATIO_GOAL else 'not yet'}) | {LAUNCH_MALLOC_CEILING:,} | "
-          f"{'holds' if launch <= LAUNCH_MALLOC_CEILING else 'BROKEN'} |")
+          f"{'holds' if launch <= LAUNCH_MALLOC_CEILING else 'BROKEN'} | {verified:,} |")
 
 
 def main():

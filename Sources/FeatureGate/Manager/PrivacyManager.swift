@@ -140,7 +140,8 @@ public final class PrivacyManager: Sendable {
         self.store = store
         self.diagnosticHandler = diagnosticHandler
 
-        let storeName = String(describing: store)
+        // For diagnostics only: built when one is.
+        lazy var storeName = String(describing: store)
         var diagnostics: [PrivacyManagerDiagnostic] = []
         var stored = FeatureStateRecord(enabledFeatures: [], decidedFeatures: [])
         var source = FeatureSource.configuration
@@ -276,10 +277,13 @@ public final class PrivacyManager: Sendable {
         var temporariesLeft: URL?
         if let file = store.recordFile {
             // Temporary files of writes a kill interrupted (under the lock; nothing is touched when there are none).
-            // Start-up never waits for another process: with the lock taken, they are removed later.
-            let directory = file.deletingLastPathComponent()
+            // Start-up never waits for another process: with the lock taken, they are removed later. The directory
+            // is the file's anchor: no URL is built unless the removal has to wait.
+            let directory = FileLocation(anchor: FileLocation(file: file).anchor, components: ["."])
             let removal = AtomicFile.$lockWait.withValue(.zero) { AtomicFile.removeTemporaries(in: directory) }
-            if removal.failures.contains(where: AtomicFile.isLockBusy) { temporariesLeft = directory }
+            if removal.failures.contains(where: AtomicFile.isLockBusy) {
+                temporariesLeft = file.deletingLastPathComponent()
+            }
             diagnostics += removal.failures.filter { !AtomicFile.isLockBusy($0) }.map {
                 .temporaryFileNotRemoved(store: storeName, error: $0)
             }

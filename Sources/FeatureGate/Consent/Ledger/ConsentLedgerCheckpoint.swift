@@ -73,6 +73,7 @@ enum ConsentLedgerCheckpoint {
             stored.fingerprint.count == min(stored.ledgerLength, ConsentLedgerPosition.fingerprintLength)
         else { return nil }
         var answers: [ConsentCategory: ConsentAnswer] = [:]
+        answers.reserveCapacity(stored.answers.count)
         for answer in stored.answers {
             guard answer.status != .expired, answers[answer.category] == nil, answer.decidedAt?.isFinite ?? true
             else { return nil }

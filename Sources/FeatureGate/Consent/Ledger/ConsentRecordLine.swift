@@ -123,6 +123,10 @@ package enum ConsentRecordLine {
         /// ``ConsentRecordLine/isCutShort(_:)``).
         mutating func finish() -> ConsentLedgerContents {
             entriesLength = consumed
+            // The usual end: the last line had its newline. Nothing is left to decode.
+            if line.isEmpty && !isOverlong {
+                return ConsentLedgerContents(records: records, unreadableEntries: unreadable)
+            }
             if let record = ConsentRecordLine.decode(line), !isOverlong {
                 records.append(record)
             } else if isOverlong || !ConsentRecordLine.isCutShort(line) {

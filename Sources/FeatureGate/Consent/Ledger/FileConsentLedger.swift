@@ -71,8 +71,11 @@ public struct FileConsentLedger: ConsentLedger, CustomStringConvertible {
     /// after the checkpoint's point on top of the checkpoint when the file continues that; otherwise the whole file.
     /// Writes nothing.
     package func readTrail(after snapshot: ConsentLedgerSnapshot?) throws -> ConsentLedgerReading {
-        let checkpoint = FileLocation(file: checkpointURL)
-        return try AtomicFile.withOpenedFile(FileLocation(file: url), limit: Self.maximumFileSize) {
+        let ledger = FileLocation(file: url)
+        // The checkpoint's location from the ledger's, without building its URL (a launch reads it).
+        let checkpoint = FileLocation(
+            anchor: ledger.anchor, components: [(ledger.components.last ?? "") + Self.checkpointSuffix])
+        return try AtomicFile.withOpenedFile(ledger, limit: Self.maximumFileSize) {
             (file) throws(FileStoreError) -> ConsentLedgerReading in
             guard let file else {
                 return try ConsentLedgerFolding.read(ConsentLedgerMemoryBytes(data: Data()), after: snapshot)

@@ -83,8 +83,13 @@ extension ConsentPolicy {
         now: Date
     ) -> [ConsentCategory: ConsentDecision] {
         var result: [ConsentCategory: ConsentDecision] = [:]
-        for category in Set(categories).union(answers.keys) {
+        result.reserveCapacity(features.count + answers.count)
+        // Each category once: the policy's, then those only `answers` holds (no set built: a launch calls this).
+        for category in features.keys {
             result[category] = decision(for: category, answer: answers[category], context: context, now: now)
+        }
+        for (category, answer) in answers where result[category] == nil {
+            result[category] = decision(for: category, answer: answer, context: context, now: now)
         }
         return result
     }

@@ -40,15 +40,15 @@ extension AtomicFile {
         _ location: FileLocation, limit: Int, _ body: (OpenedFile?) throws(FileStoreError) -> Result
     ) throws(FileStoreError) -> Result {
         try withDirectory(location, create: false) { (directory, name, _) throws(FileStoreError) -> Result in
-            guard let directory, let fd = try openRegularFile(name, in: directory, path: location.path) else {
-                return try body(nil)
-            }
+            guard let directory else { return try body(nil) }
+            let path = location.path
+            guard let fd = try openRegularFile(name, in: directory, path: path) else { return try body(nil) }
             defer { _ = FileSystem.active.close(fd) }
-            let size = try requireRegularFile(fd, path: location.path)
+            let size = try requireRegularFile(fd, path: path)
             guard size <= limit else {
-                throw FileStoreError(path: location.path, operation: .read, problem: .tooLarge(limit: limit))
+                throw FileStoreError(path: path, operation: .read, problem: .tooLarge(limit: limit))
             }
-            return try body(OpenedFile(fd: fd, path: location.path, size: size, limit: limit))
+            return try body(OpenedFile(fd: fd, path: path, size: size, limit: limit))
         }
     }
 

@@ -69,9 +69,14 @@ extension AtomicFile {
     /// creating its temporary file to renaming it) is never broken: only a write that can no longer finish left
     /// what is removed. The lock is taken, and its file created, only when there is something to remove.
     package static func removeTemporaries(in url: URL) -> TreeRemoval {
-        var result = TreeRemoval()
         // The directory is the anchor, as it is for the files in it.
-        let location = FileLocation(anchor: url, components: ["."])
+        removeTemporaries(in: FileLocation(anchor: url, components: ["."]))
+    }
+
+    /// Removes the temporary files in the directory `location` names (its anchor, with the one component `.`), as
+    /// the form taking its URL does.
+    package static func removeTemporaries(in location: FileLocation) -> TreeRemoval {
+        var result = TreeRemoval()
         do throws(FileStoreError) {
             try withDirectory(location, create: false) { (directory, _, lock) throws(FileStoreError) in
                 guard let directory else { return }
@@ -142,10 +147,19 @@ extension AtomicFile {
 
     /// The names in the directory at `location` (without `.` and `..`), reached without following a link.
     package static func entries(of location: FileLocation) throws(FileStoreError) -> [String] {
+        guard let names = try entriesIfPresent(of: location) else {
+            throw FileStoreError(path: location.path, operation: .list, code: ENOENT)
+        }
+        return names
+    }
+
+    /// The names in the directory at `location`, as ``entries(of:)`` lists them, or `nil` when it (or a directory on
+    /// the way) does not exist: the usual case at a launch, which then builds no error.
+    package static func entriesIfPresent(of location: FileLocation) throws(FileStoreError) -> [String]? {
         try withDirectory(FileLocation(anchor: location.anchor, components: location.components + ["."]), create: false)
         {
-            (directory, _, _) throws(FileStoreError) -> [String] in
-            guard let directory else { throw FileStoreError(path: location.path, operation: .list, code: ENOENT) }
+            (directory, _, _) throws(FileStoreError) -> [String]? in
+            guard let directory else { return nil }
             return try entries(of: directory, path: location.path)
         }
     }

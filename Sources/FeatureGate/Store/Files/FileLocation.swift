@@ -36,7 +36,12 @@ package struct FileLocation: Sendable, Hashable {
 
     /// The whole path, for messages.
     package var path: String {
-        ([anchor == "/" ? "" : anchor] + components).joined(separator: "/")
+        var path = anchor == "/" ? "" : anchor
+        for component in components {
+            path.append("/")
+            path.append(component)
+        }
+        return path
     }
 
     /// `path` without trailing slashes (a trailing slash would make the kernel follow a link there), `/` kept.

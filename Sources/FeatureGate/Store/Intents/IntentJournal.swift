@@ -184,7 +184,7 @@ package enum IntentJournal {
     /// vetted (``vetted(_:in:)``); reads only.
     package static func pendingFiles(in anchor: String) -> Pending {
         let folder = FileLocation(anchor: anchor, components: [directoryName])
-        guard let names = try? AtomicFile.entries(of: folder) else { return Pending() }
+        guard let names = (try? AtomicFile.entriesIfPresent(of: folder)) ?? nil else { return Pending() }
         var pending = Pending()
         let listed = names.filter({ $0.hasSuffix(suffix) && !$0.hasPrefix(".") }).sorted()
         let decoded = decodedIntents(listed, in: anchor)
