@@ -17,7 +17,6 @@ Needs only python3 and the Swift toolchain.
 
 import json
 import re
-import shutil
 import statistics
 import subprocess
 import sys
