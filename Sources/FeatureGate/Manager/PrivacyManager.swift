@@ -280,7 +280,7 @@ public final class PrivacyManager: Sendable {
             // Start-up never waits for another process: with the lock taken, they are removed later. The directory
             // is the file's anchor: no URL is built unless the removal has to wait.
             let directory = FileLocation(anchor: FileLocation(file: file).anchor, components: ["."])
-            let removal = AtomicFile.$lockWait.withValue(.zero) { AtomicFile.removeTemporaries(in: directory) }
+            let removal = AtomicFile.removeTemporaries(in: directory, lockWait: .zero)
             if removal.failures.contains(where: AtomicFile.isLockBusy) {
                 temporariesLeft = file.deletingLastPathComponent()
             }

@@ -34,8 +34,12 @@ public struct FileFeatureStore: FeatureStore, CustomStringConvertible {
     /// Build the URL with `URL(filePath:)`, which does not stat the path, so creating the store does no I/O.
     public init(url: URL) {
         self.url = url
-        IntentJournal.register(.state, file: url)
+        self.location = FileLocation(file: url)
+        IntentJournal.register(.state, at: location)
     }
+
+    /// ``url`` as the file layer reaches it, worked out once.
+    package let location: FileLocation
 
     /// ``url``: the manager takes its directory's lock and writes its pending take-aways beside it.
     public var recordFile: URL? { url }
@@ -44,7 +48,7 @@ public struct FileFeatureStore: FeatureStore, CustomStringConvertible {
     ///
     /// - Throws: ``FileStoreError`` when the file exists but cannot be read.
     public func load() throws -> Data? {
-        let data = try AtomicFile.read(at: url, limit: Self.maximumRecordSize)
+        let data = try AtomicFile.read(location, limit: Self.maximumRecordSize)
         lastRecord.withLock { $0 = data.flatMap { try? FeatureStateRecord(decoding: $0) } }
         return data
     }
@@ -87,7 +91,7 @@ public struct FileFeatureStore: FeatureStore, CustomStringConvertible {
     public func update(_ transform: (Data?) -> Data?) throws {
         var written: FeatureStateRecord??
         try AtomicFile.update(
-            FileLocation(file: url), limit: Self.maximumRecordSize,
+            location, limit: Self.maximumRecordSize,
             durability: { old, new in
                 let record = try? FeatureStateRecord(decoding: new)
                 written = .some(record)

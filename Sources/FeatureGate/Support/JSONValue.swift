@@ -29,6 +29,8 @@ package enum JSONValue: Sendable, Equatable {
     }
 
     private static let maximumDepth = 512
+    /// The room a non-empty object or array starts with: the package's records have at most this many fields.
+    private static let initialCapacity = 8
 
     private static func value(_ cursor: inout TextCursor, depth: Int) -> JSONValue? {
         cursor.skipWhitespace()
@@ -48,6 +50,8 @@ package enum JSONValue: Sendable, Equatable {
                 guard cursor.peek == UInt8(ascii: ":") else { return nil }
                 cursor.advance(by: 1)
                 guard let field = value(&cursor, depth: depth + 1) else { return nil }
+                // Room for a record's fields at once, not grown one by one (a launch reads two such records).
+                if fields.isEmpty { fields.reserveCapacity(initialCapacity) }
                 if fields[key] == nil { fields[key] = field }
                 guard separator(&cursor, closing: UInt8(ascii: "}")) else { return nil }
             }
@@ -61,6 +65,7 @@ package enum JSONValue: Sendable, Equatable {
                     return .array(elements)
                 }
                 guard let element = value(&cursor, depth: depth + 1) else { return nil }
+                if elements.isEmpty { elements.reserveCapacity(initialCapacity) }
                 elements.append(element)
                 guard separator(&cursor, closing: UInt8(ascii: "]")) else { return nil }
             }

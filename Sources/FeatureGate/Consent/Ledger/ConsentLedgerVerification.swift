@@ -126,7 +126,7 @@ extension ConsentLedgerFolding {
 extension FileConsentLedger: ConsentLedgerVerifying {
     /// Reads the file once from its start (in pieces, never whole) to check what start-up took from the checkpoint.
     package func verifyCheckpoint(_ checkpoint: ConsentLedgerTrustedCheckpoint) throws -> ConsentLedgerCheckpointCheck {
-        try AtomicFile.withOpenedFile(FileLocation(file: url), limit: Self.maximumFileSize) {
+        try AtomicFile.withOpenedFile(location, limit: Self.maximumFileSize) {
             (file) throws(FileStoreError) -> ConsentLedgerCheckpointCheck in
             guard let file else {
                 // The file is gone since start-up: an empty trail, as a catch-up would read it.

@@ -48,8 +48,12 @@ public struct FileConsentLedger: ConsentLedger, CustomStringConvertible {
     /// Creates a ledger backed by the file at `url`. Touches nothing on disk.
     public init(url: URL) {
         self.url = url
-        IntentJournal.register(.ledger, file: url)
+        self.location = FileLocation(file: url)
+        IntentJournal.register(.ledger, at: location)
     }
+
+    /// ``url`` as the file layer reaches it, worked out once.
+    package let location: FileLocation
 
     /// The checkpoint beside the file: its name with ``checkpointSuffix``.
     public var checkpointURL: URL {
@@ -57,13 +61,13 @@ public struct FileConsentLedger: ConsentLedger, CustomStringConvertible {
     }
 
     private var checkpointName: String {
-        (FileLocation(file: url).components.last ?? "") + Self.checkpointSuffix
+        (location.components.last ?? "") + Self.checkpointSuffix
     }
 
     /// Reads the file in pieces. A missing file is an empty trail.
     public func load() throws -> ConsentLedgerContents {
         var reader = ConsentRecordLine.Reader()
-        _ = try AtomicFile.readChunks(FileLocation(file: url), limit: Self.maximumFileSize) { reader.read($0) }
+        _ = try AtomicFile.readChunks(location, limit: Self.maximumFileSize) { reader.read($0) }
         return reader.finish()
     }
 
@@ -71,11 +75,9 @@ public struct FileConsentLedger: ConsentLedger, CustomStringConvertible {
     /// after the checkpoint's point on top of the checkpoint when the file continues that; otherwise the whole file.
     /// Writes nothing.
     package func readTrail(after snapshot: ConsentLedgerSnapshot?) throws -> ConsentLedgerReading {
-        let ledger = FileLocation(file: url)
         // The checkpoint's location from the ledger's, without building its URL (a launch reads it).
-        let checkpoint = FileLocation(
-            anchor: ledger.anchor, components: [(ledger.components.last ?? "") + Self.checkpointSuffix])
-        return try AtomicFile.withOpenedFile(ledger, limit: Self.maximumFileSize) {
+        let checkpoint = FileLocation(anchor: location.anchor, components: [checkpointName])
+        return try AtomicFile.withOpenedFile(location, limit: Self.maximumFileSize) {
             (file) throws(FileStoreError) -> ConsentLedgerReading in
             guard let file else {
                 return try ConsentLedgerFolding.read(ConsentLedgerMemoryBytes(data: Data()), after: snapshot)
@@ -138,7 +140,7 @@ public struct FileConsentLedger: ConsentLedger, CustomStringConvertible {
     /// The file's contents as JSON Lines (empty when nothing was recorded).
     public func exportJSONLines() throws -> Data {
         var data = Data()
-        _ = try AtomicFile.readChunks(FileLocation(file: url), limit: Self.maximumFileSize) {
+        _ = try AtomicFile.readChunks(location, limit: Self.maximumFileSize) {
             data.append(contentsOf: $0)
         }
         return ConsentRecordLine.lines(of: data).reduce(into: Data()) { $0.append($1 + Data("\n".utf8)) }

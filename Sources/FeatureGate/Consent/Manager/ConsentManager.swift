@@ -196,7 +196,7 @@ public actor ConsentManager {
             stored < end
         else { return [] }
         let bytes = try? AtomicFile.withOpenedFile(
-            FileLocation(file: ledger.url), limit: FileConsentLedger.maximumFileSize
+            ledger.location, limit: FileConsentLedger.maximumFileSize
         ) {
             (file) throws(FileStoreError) -> Data in
             guard let file, end <= file.size else { return Data() }
@@ -208,7 +208,7 @@ public actor ConsentManager {
     /// The records of the intents not folded yet into `ledger` (those the ledger already holds left out).
     static func pendingIntentRecords(ledger: any ConsentLedger, store: any FeatureStore) -> [ConsentRecord] {
         guard let ledger = ledger as? FileConsentLedger, store.recordFile != nil else { return [] }
-        let location = FileLocation(file: ledger.url)
+        let location = ledger.location
         let records = IntentJournal.pending(in: location.anchor).filter { $0.ledgerFile == location.components[0] }
             .flatMap(\.records)
         return IntentJournal.recordsNotInLedger(records, ledger: location)

@@ -70,18 +70,35 @@ extension AtomicFile {
     /// what is removed. The lock is taken, and its file created, only when there is something to remove.
     package static func removeTemporaries(in url: URL) -> TreeRemoval {
         // The directory is the anchor, as it is for the files in it.
-        removeTemporaries(in: FileLocation(anchor: url, components: ["."]))
+        removeTemporaries(in: FileLocation(anchor: url, components: ["."])) { (lock) throws(FileStoreError) in
+            try lock.acquire()
+        }
     }
 
     /// Removes the temporary files in the directory `location` names (its anchor, with the one component `.`), as
-    /// the form taking its URL does.
-    package static func removeTemporaries(in location: FileLocation) -> TreeRemoval {
+    /// the form taking its URL does, waiting for the lock at most `wait` (``lockWait`` is bound only when there is
+    /// something to remove: a launch, which finds nothing, pays nothing for it).
+    package static func removeTemporaries(in location: FileLocation, lockWait wait: Duration) -> TreeRemoval {
+        removeTemporaries(in: location) { (lock) throws(FileStoreError) in
+            do {
+                try $lockWait.withValue(wait) { try lock.acquire() }
+            } catch let error as FileStoreError {
+                throw error
+            } catch {
+                preconditionFailure("DirectoryLock.acquire throws FileStoreError only")
+            }
+        }
+    }
+
+    private static func removeTemporaries(
+        in location: FileLocation, acquire: (DirectoryLock) throws(FileStoreError) -> Void
+    ) -> TreeRemoval {
         var result = TreeRemoval()
         do throws(FileStoreError) {
             try withDirectory(location, create: false) { (directory, _, lock) throws(FileStoreError) in
                 guard let directory else { return }
                 guard try entries(of: directory, path: location.anchor).contains(where: isTemporaryName) else { return }
-                try lock.acquire()
+                try acquire(lock)
                 // Listed again under the lock: what was listed before may have been a write in flight.
                 for entry in try entries(of: directory, path: location.anchor) where isTemporaryName(entry) {
                     if FileSystem.active.unlinkat(directory, entry, 0) == 0 {

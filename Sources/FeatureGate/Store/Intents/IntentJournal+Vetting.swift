@@ -38,7 +38,11 @@ extension IntentJournal {
     /// Notes that this process keeps the file at `url` in the role `role`, so that intents naming it are folded
     /// (called when a file store, a file ledger or a remote layer is created; touches nothing on disk).
     package static func register(_ role: Role, file url: URL) {
-        let location = FileLocation(file: url)
+        register(role, at: FileLocation(file: url))
+    }
+
+    /// Registers the file at `location`, as ``register(_:file:)`` does.
+    package static func register(_ role: Role, at location: FileLocation) {
         guard let name = location.components.last, name != role.standardName, isPlainName(name) else { return }
         ownFiles.withLock { $0[OwnFileKey(role: role, anchor: location.anchor), default: []].insert(name) }
     }
