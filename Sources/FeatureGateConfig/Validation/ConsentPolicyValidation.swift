@@ -9,6 +9,8 @@ import FeatureGate
 /// a warning otherwise.
 extension ConfigValidator {
     package static let consentPolicyKey = "consentPolicy"
+    /// Folded once: every read checks each top-level key against it.
+    private static let consentPolicyTarget = NearMissTarget(consentPolicyKey)
     private static let policyKeys = [
         "version", "categories", "unanswered", "childUnderAge", "declinedAgeRange", "adultRangeDeclaration",
     ]
@@ -22,7 +24,7 @@ extension ConfigValidator {
         let matches = entries.filter { $0.key == key }
         reportDuplicates(of: key, in: matches)
         guard let entry = matches.first else {
-            for miss in entries where NameMatching.isNearMiss(miss.key, of: key) {
+            for miss in entries where Self.consentPolicyTarget.isNearMiss(miss.key) {
                 report(
                     .error, .misspelledKey, miss.key, line: miss.line, found: "key \(quoted(miss.key))",
                     expected: key, suggestion: key,
