@@ -186,7 +186,7 @@ package enum IntentJournal {
         let folder = FileLocation(anchor: anchor, components: [directoryName])
         guard let names = try? AtomicFile.entries(of: folder) else { return Pending() }
         var pending = Pending()
-        let listed = names.filter({ $0.hasSuffix(suffix) && !$0.hasPrefix(".") }).sorted()
+        let listed = names.filter({ $0.hasSuffix(suffix) && !$0.hasPrefix(".") }).sorted(byName: \.self)
         let decoded = decodedIntents(listed, in: anchor)
         for name in listed {
             let location = FileLocation(anchor: anchor, components: [directoryName, name])

@@ -67,7 +67,7 @@ package struct TakeAwayIntent: Sendable, Hashable, Codable {
         self.stateFile = stateFile
         self.ledgerFile = ledgerFile
         self.disable = disable.rawValue
-        self.refuse = refuse.sorted()
+        self.refuse = refuse.sortedByName()
         self.records = records
         self.pendingRevocation = pendingRevocation
         self.remote = remote
