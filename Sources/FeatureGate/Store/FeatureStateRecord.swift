@@ -19,7 +19,7 @@ import Foundation
 ///
 /// Bitmasks use Airship's bit positions. A reader ignores fields it does not know and refuses versions above its
 /// own.
-package struct FeatureStateRecord: Sendable, Hashable {
+package struct FeatureStateRecord: Sendable, Equatable {
     /// The version this build writes, and the highest it reads.
     package static let currentVersion = 2
 
