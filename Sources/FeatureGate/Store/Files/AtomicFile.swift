@@ -62,8 +62,12 @@ package enum AtomicFile {
         }
     }
 
+    /// The walk of ``withDirectory(_:create:_:)``: opens the anchor and the directories below it (creating them when
+    /// `create` is true), and returns what it opened; on a throw, it has closed everything again.
     @inline(never)
-    private static func openDirectory(_ location: FileLocation, create: Bool) throws(FileStoreError) -> OpenedDirectory {
+    private static func openDirectory(
+        _ location: FileLocation, create: Bool
+    ) throws(FileStoreError) -> OpenedDirectory {
         precondition(!location.components.isEmpty, "a file location names something below its anchor")
         let name = location.components[location.components.count - 1]
         let fs = FileSystem.active
