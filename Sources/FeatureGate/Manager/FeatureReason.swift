@@ -103,7 +103,7 @@ public struct FeatureReason: Sendable, Hashable, CustomStringConvertible {
         var parts: [String] = []
         if isRemotelyDisabled { parts.append("remote kill switch" + (remoteRule.map { ": \($0)" } ?? "")) }
         if !isPermitted {
-            let categories = withholdingConsent.sorted { $0.key < $1.key }.map { category, status in
+            let categories = withholdingConsent.sorted(byName: \.key.rawValue).map { category, status in
                 "\(category) \(status.rawValue)" + (consentBlockers[category].map { " (\($0.phrase))" } ?? "")
             }
             parts.append("consent withheld: " + categories.joined(separator: ", "))

@@ -104,7 +104,7 @@ public struct EventSanitizer: Sendable {
             }
             if allowed { kept[key] = value } else { removed.append(key) }
         }
-        return SanitizedProperties(properties: kept, removedKeys: removed.sorted())
+        return SanitizedProperties(properties: kept, removedKeys: removed.sorted(byName: \.self))
     }
 }
 

@@ -1,7 +1,7 @@
 import Foundation
 
 /// The last good server payload, as kept in the remote layer's file, with what a conditional request needs.
-package struct RemoteLayerRecord: Sendable, Hashable {
+package struct RemoteLayerRecord: Sendable, Equatable {
     /// The payload's bytes, exactly as the server sent them.
     package var payload: Data
     /// The response's `ETag`, for `If-None-Match`.

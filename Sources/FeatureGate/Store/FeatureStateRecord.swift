@@ -19,7 +19,7 @@ import Foundation
 ///
 /// Bitmasks use Airship's bit positions. A reader ignores fields it does not know and refuses versions above its
 /// own.
-package struct FeatureStateRecord: Sendable, Hashable {
+package struct FeatureStateRecord: Sendable, Equatable {
     /// The version this build writes, and the highest it reads.
     package static let currentVersion = 2
 
@@ -126,7 +126,7 @@ package struct FeatureStateRecord: Sendable, Hashable {
             let encoder = JSONEncoder()
             encoder.outputFormatting = .withoutEscapingSlashes
             // An array of strings always encodes.
-            let names = (try? encoder.encode(deniedConsentCategories.map(\.rawValue).sorted())) ?? Data()
+            let names = (try? encoder.encode(deniedConsentCategories.map(\.rawValue).sorted(byName: \.self))) ?? Data()
             categories = String(decoding: names, as: UTF8.self)
         }
         let (decided, enabled, version) = (decidedFeatures.rawValue, enabledFeatures.rawValue, Self.currentVersion)

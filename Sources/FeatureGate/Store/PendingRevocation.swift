@@ -12,7 +12,7 @@ import Foundation
 ///
 /// `anonymousIdentifier` is the only copy of the erased identifier that survives revoke-all, and only until the
 /// erasure request has been sent.
-package struct PendingRevocation: Sendable, Hashable, Codable {
+package struct PendingRevocation: Sendable, Equatable, Codable {
     /// The erasure request's idempotency key: every attempt sends the same key, so the server can drop duplicates.
     package var requestKey: UUID
     /// The anonymous identifier whose data the server must erase, or `nil` when there was none (or it has been sent).

@@ -8,7 +8,7 @@ import Foundation
 /// `JSONDecoder` and its containers made about 270 of a launch's 770 allocations and a specialized decoder per record
 /// type (issue 47). The values are read by the record's own code, which refuses a missing field or one of another type
 /// as the decoder did.
-package enum JSONValue: Sendable, Equatable {
+package enum JSONValue: Sendable {
     case null
     case bool(Bool)
     /// A number, as written (validated JSON number syntax).
@@ -130,7 +130,8 @@ package enum JSONValue: Sendable, Equatable {
     /// this is not an object).
     package func optional<T>(_ key: String, _ read: (JSONValue) -> T?) -> T?? {
         guard case .object(let fields) = self else { return nil }
-        guard let field = fields[key], field != .null else { return .some(nil) }
+        guard let field = fields[key] else { return .some(nil) }
+        if case .null = field { return .some(nil) }
         return read(field).map { .some($0) }
     }
 }

@@ -49,15 +49,15 @@ enum ConsentLedgerCheckpoint {
             v: version, ledgerLength: position.offset, fingerprint: position.fingerprint,
             digest: position.digest?.encoded,
             unreadableEntries: trail.unreadableEntries, globalPrivacyControl: trail.isGlobalPrivacyControlOn,
-            answers: trail.answers.sorted { $0.key < $1.key }.map { category, answer in
+            answers: trail.answers.sorted(byName: \.key.rawValue).map { category, answer in
                 Answer(
                     category: category, status: answer.status,
                     decidedAt: answer.decidedAt?.timeIntervalSinceReferenceDate, source: answer.source,
                     policyVersion: answer.policyVersion, trusted: answer.isTrusted,
                     expiryRecorded: answer.isExpiryRecorded)
             },
-            sourceAnswers: trail.sourceAnswers.sorted { $0.key.rawValue < $1.key.rawValue }.flatMap { source, answers in
-                answers.sorted { $0.key < $1.key }.map {
+            sourceAnswers: trail.sourceAnswers.sorted(byName: \.key.rawValue).flatMap { source, answers in
+                answers.sorted(byName: \.key.rawValue).map {
                     SourceAnswer(source: source, category: $0.key, status: $0.value)
                 }
             })

@@ -5,7 +5,7 @@ import Foundation
 ///
 /// Only a ledger makes snapshots that it can continue from (``FileConsentLedger`` and ``InMemoryConsentLedger`` do);
 /// one made with ``init(trail:)`` has no point, so the next read folds the whole trail again.
-package struct ConsentLedgerSnapshot: Sendable, Hashable {
+package struct ConsentLedgerSnapshot: Sendable, Equatable {
     /// Every entry up to the point, folded.
     package let trail: ConsentTrail
     /// Where the point is, for the ledger that made the snapshot.
@@ -23,7 +23,7 @@ package struct ConsentLedgerSnapshot: Sendable, Hashable {
 }
 
 /// What a ledger read: its whole trail folded, and the entries appended after the snapshot it was given.
-package struct ConsentLedgerReading: Sendable, Hashable {
+package struct ConsentLedgerReading: Sendable, Equatable {
     /// The whole trail folded, and where the read ended: the snapshot to give the next read.
     package var snapshot: ConsentLedgerSnapshot
     /// The entries appended after the snapshot given, oldest first. `nil` when the trail was folded from its start
@@ -44,7 +44,7 @@ package struct ConsentLedgerReading: Sendable, Hashable {
 /// A point in a ledger's JSON Lines: how many bytes were read, and the last bytes before the point, so that a ledger
 /// rewritten since (shortened, replaced, or changed near the point) is noticed at once and read from its start
 /// instead; and the digest of every byte before the point, which only a pass over them checks (after start-up).
-package struct ConsentLedgerPosition: Sendable, Hashable {
+package struct ConsentLedgerPosition: Sendable, Equatable {
     /// How many bytes of the ledger the point follows. Always the end of an entry.
     package let offset: Int
     /// The `min(offset, fingerprintLength)` bytes before `offset`.

@@ -7,7 +7,7 @@ import Foundation
 /// corrupted), not against someone who rewrites the checkpoint as well: anyone who can write one can write the other.
 /// Every step of FNV-1a is a bijection of the state, so two inputs of one length that differ in one byte always
 /// digest differently.
-package struct ConsentLedgerDigest: Sendable, Hashable {
+package struct ConsentLedgerDigest: Sendable, Equatable {
     package private(set) var value: UInt64
 
     /// How a digest is written in the checkpoint: `fnv1a64:` and 16 lowercase hexadecimal digits.
@@ -48,7 +48,7 @@ package struct ConsentLedgerDigest: Sendable, Hashable {
 
 /// A checkpoint a read folded on top of without reading the bytes it covers: what
 /// ``ConsentLedgerVerifying/verifyCheckpoint(_:)`` checks after start-up.
-package struct ConsentLedgerTrustedCheckpoint: Sendable, Hashable {
+package struct ConsentLedgerTrustedCheckpoint: Sendable, Equatable {
     /// The trail as the checkpoint holds it.
     package let trail: ConsentTrail
     /// The point of the ledger it covers, with the digest of the bytes before it when it recorded one.

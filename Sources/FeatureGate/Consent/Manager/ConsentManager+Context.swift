@@ -50,7 +50,7 @@ extension ConsentManager {
     public func applyGlobalPrivacyControl(_ isOn: Bool) throws(ConsentRecordingError) -> [ConsentRecord] {
         noticeExpiries()
         let outcome = Result { () throws(ConsentRecordingError) -> [ConsentRecord] in
-            try recordEach(policy.saleOrSharing.sorted()) { (category) throws(ConsentRecordingError) in
+            try recordEach(policy.saleOrSharing.sortedByName()) { (category) throws(ConsentRecordingError) in
                 if isOn { return try applyAnswer(.denied, for: category, source: .gpc) }
                 let key = SourceAnswer(source: .gpc, category: category)
                 guard lastAnswers[key, default: .unknown] != .unknown else { return nil }

@@ -108,7 +108,7 @@ extension ConsentManager {
         }
         context.isGlobalPrivacyControlOn = trail.isGlobalPrivacyControlOn
         var changes: [ConsentChange] = []
-        for category in Set(before.keys).union(answers.keys).sorted() {
+        for category in Set(before.keys).union(answers.keys).sortedByName() {
             let answer = answers[category]
             let decisions = currentDecisions()
             if (before[category]?.status ?? .unknown) != (answer?.status ?? .unknown) {

@@ -16,7 +16,7 @@ extension ConsentManager {
     func noticeExpiries() -> [ConsentRecord] {
         let time = now()
         var records: [ConsentRecord] = []
-        for (category, answer) in answers.sorted(by: { $0.key < $1.key }) where !answer.isExpiryRecorded {
+        for (category, answer) in answers.sorted(byName: \.key.rawValue) where !answer.isExpiryRecorded {
             let decision = policy.decision(for: category, answer: answer, context: context, now: time)
             guard decision.status == .expired else { continue }
             answers[category]?.isExpiryRecorded = true

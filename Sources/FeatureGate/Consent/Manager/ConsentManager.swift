@@ -137,7 +137,7 @@ public actor ConsentManager {
         let ledgerStatuses = trail.answers.mapValues(\.status)
         let fromGate = trail.mergeRefusals(
             privacy.storedConsentRefusals.subtracting(replayed), policyVersion: policy.version)
-        for category in fromGate.sorted() {
+        for category in fromGate.sortedByName() {
             diagnostics.append(.refusalMissingFromLedger(category: category))
         }
 
@@ -174,7 +174,7 @@ public actor ConsentManager {
             let hasState = privacy.hadRecordAtStart
             privacy.noteLedgerLength(end)
             let before = privacy.currentRecord
-            for category in replayed.sorted() {
+            for category in replayed.sortedByName() {
                 privacy.applyConsentEdge(
                     category, edge: trail.answers[category]?.status ?? .unknown, policy: policy, decisions: decisions,
                     isSavedElsewhere: !hasState)
@@ -253,7 +253,7 @@ public actor ConsentManager {
     /// The categories whose last grant was made under an older policy version (or cannot be trusted because the
     /// ledger is damaged). They read as unknown; ask again.
     public var staleCategories: [ConsentCategory] {
-        decisions.values.filter { $0.askReason == .policyVersionChanged }.map(\.category).sorted()
+        decisions.values.filter { $0.askReason == .policyVersionChanged }.map(\.category).sortedByName()
     }
 
     /// The next instant an answer expires, or `nil` when none will: schedule a ``refresh()`` then.
@@ -364,7 +364,7 @@ public actor ConsentManager {
     /// - Throws: The first ``ConsentRecordingError``; every denial is applied regardless.
     @discardableResult
     public func denyAll(source: ConsentSource) throws(ConsentRecordingError) -> [ConsentRecord] {
-        try recordEach(allStatuses.keys.sorted()) { (category) throws(ConsentRecordingError) in
+        try recordEach(allStatuses.keys.sortedByName()) { (category) throws(ConsentRecordingError) in
             try setStatus(.denied, for: category, source: source)
         }
     }

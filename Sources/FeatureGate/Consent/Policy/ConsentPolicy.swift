@@ -78,7 +78,7 @@ public struct ConsentPolicy: Sendable, Hashable {
     )
 
     /// The categories of the policy, sorted by name.
-    public var categories: [ConsentCategory] { features.keys.sorted() }
+    public var categories: [ConsentCategory] { features.keys.sortedByName() }
 
     /// Every feature some category governs: the features the consent layer manages.
     public var managedFeatures: Feature { features.values.reduce([]) { $0.union($1) } }

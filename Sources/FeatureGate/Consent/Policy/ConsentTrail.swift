@@ -2,7 +2,7 @@ import Foundation
 
 /// What a consent ledger says, folded into the last answer of each category and the last answer of each source:
 /// how the ``ConsentManager`` starts (and so what `featuregate consent explain` shows).
-package struct ConsentTrail: Sendable, Hashable {
+package struct ConsentTrail: Sendable, Equatable {
     /// The last answer of each category that has one.
     package var answers: [ConsentCategory: ConsentAnswer]
     /// What each source last answered for each category (what ``ConsentManager/applyAnswer(_:for:source:)`` compares

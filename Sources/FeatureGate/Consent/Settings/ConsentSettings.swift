@@ -141,7 +141,7 @@ public final class ConsentSettings {
                 if updated[index].status != entry.status { updated[index] = entry }
             } else {
                 updated.append(entry)
-                updated.sort { $0.category < $1.category }
+                updated = updated.sorted(byName: \.category.rawValue)
             }
         }
         if updated != entries { entries = updated }

@@ -71,7 +71,7 @@ public struct ConsentSettingsSnapshot: Sendable, Hashable {
         // The last change of each category; a record of a source confirming the status it had is not one.
         let changes = ((try? await consent.records()) ?? []).filter { $0.previousStatus != $0.newStatus }
         let latest = changes.reduce(into: [ConsentCategory: ConsentRecord]()) { $0[$1.category] = $1 }
-        let entries = statuses.keys.sorted().map { category in
+        let entries = statuses.keys.sortedByName().map { category in
             let record = latest[category].flatMap { $0.newStatus == statuses[category] ? $0 : nil }
             return Entry(
                 category: category, status: statuses[category] ?? .unknown, decidedAt: record?.time,
@@ -90,7 +90,7 @@ public struct ConsentSettingsSnapshot: Sendable, Hashable {
     /// The details of every category `consent` knows, sorted by name (the manager notices expired answers first).
     public static func details(of consent: ConsentManager) async -> [CategoryDetail] {
         let decisions = await consent.decisions
-        return decisions.keys.sorted().compactMap { category in
+        return decisions.keys.sortedByName().compactMap { category in
             decisions[category].map { decision in
                 let mapped = consent.policy.features[category] ?? []
                 return CategoryDetail(
@@ -108,7 +108,7 @@ public struct ConsentSettingsSnapshot: Sendable, Hashable {
             entries[index] = entry
         } else {
             entries.append(entry)
-            entries.sort { $0.category < $1.category }
+            entries = entries.sorted(byName: \.category.rawValue)
         }
         return true
     }

@@ -59,7 +59,7 @@ extension AtomicFile {
         } catch {
             result.failures.append(error)
         }
-        result.removed.sort()
+        result.removed = result.removed.sorted(byName: \.self)
         return result
     }
 
@@ -113,7 +113,7 @@ extension AtomicFile {
         } catch {
             result.failures.append(error)
         }
-        result.removed.sort()
+        result.removed = result.removed.sorted(byName: \.self)
         return result
     }
 

@@ -5,7 +5,7 @@ import Foundation
 /// The anchor's own parents are the app's choice and are resolved as usual; the anchor itself and everything below
 /// it are reached without following symbolic links, one `openat` at a time, so nothing under the anchor can send an
 /// operation elsewhere.
-package struct FileLocation: Sendable, Hashable {
+package struct FileLocation: Sendable, Equatable {
     /// The directory the app named, without trailing slashes.
     package let anchor: String
     /// The path below it, one component each; the last one is the file (or directory) acted on.

@@ -186,7 +186,7 @@ package enum IntentJournal {
         let folder = FileLocation(anchor: anchor, components: [directoryName])
         guard let names = (try? AtomicFile.entriesIfPresent(of: folder)) ?? nil else { return Pending() }
         var pending = Pending()
-        let listed = names.filter({ $0.hasSuffix(suffix) && !$0.hasPrefix(".") }).sorted()
+        let listed = names.filter({ $0.hasSuffix(suffix) && !$0.hasPrefix(".") }).sorted(byName: \.self)
         let decoded = decodedIntents(listed, in: anchor)
         for name in listed {
             let location = FileLocation(anchor: anchor, components: [directoryName, name])
@@ -250,13 +250,15 @@ package enum IntentJournal {
                 return try file.read(max(0, file.size - window)..<file.size)
             }) ?? Data()
         guard !tail.isEmpty else { return records }
-        var present = Set<Data>()
+        // Lines compared by their bytes, spelled in base64: a `Set<String>` serves other code too (a `Set<Data>` was
+        // compiled for this alone), and String equality is Unicode's, not the bytes'.
+        var present = Set<String>()
         var start = tail.startIndex
         for index in tail.indices where tail[index] == UInt8(ascii: "\n") {
-            present.insert(Data(tail[start...index]))
+            present.insert(tail[start...index].base64EncodedString())
             start = index + 1
         }
-        return zip(records, lines).filter { !present.contains($0.1) }.map(\.0)
+        return zip(records, lines).filter { !present.contains($0.1.base64EncodedString()) }.map(\.0)
     }
 
     // MARK: Folding

@@ -9,7 +9,7 @@ import Foundation
 /// records and joins a pending revocation. A server payload replaces the kept one only if that is still the one it
 /// replaced when it was recorded (``RemoteIntent/base``), so an older payload never overwrites a newer one. Folding it
 /// twice (a crash between the fold's writes and the intent's removal) changes nothing the first fold did not.
-package struct TakeAwayIntent: Sendable, Hashable, Codable {
+package struct TakeAwayIntent: Sendable, Equatable, Codable {
     /// The intent format this build writes and reads: ``version`` of every intent it records.
     package static let currentVersion = 1
 
@@ -32,7 +32,7 @@ package struct TakeAwayIntent: Sendable, Hashable, Codable {
     package var remote: RemoteIntent?
 
     /// A server payload in force whose file another process's lock kept from being written.
-    package struct RemoteIntent: Sendable, Hashable, Codable {
+    package struct RemoteIntent: Sendable, Equatable, Codable {
         /// The remote layer's file name in the directory.
         package var file: String
         /// The digest (``RemoteLayerFile/digest(of:)``) of the kept file as this process saw it, the intents before
@@ -67,7 +67,7 @@ package struct TakeAwayIntent: Sendable, Hashable, Codable {
         self.stateFile = stateFile
         self.ledgerFile = ledgerFile
         self.disable = disable.rawValue
-        self.refuse = refuse.sorted()
+        self.refuse = refuse.sortedByName()
         self.records = records
         self.pendingRevocation = pendingRevocation
         self.remote = remote
