@@ -91,7 +91,11 @@ public struct FileFeatureStore: FeatureStore, CustomStringConvertible {
             durability: { old, new in
                 let record = try? FeatureStateRecord(decoding: new)
                 written = .some(record)
-                return Self.durability(replacing: old.flatMap { try? FeatureStateRecord(decoding: $0) }, with: record)
+                let replaced = old.flatMap { try? FeatureStateRecord(decoding: $0) }
+                // A consent change committed by its ledger line: a start replays the ledger after the replaced
+                // state's point, so the rename may wait for the directory's next flush.
+                if AtomicFile.isCommittedElsewhere, replaced?.ledgerLength != nil { return .committedElsewhere }
+                return Self.durability(replacing: replaced, with: record)
             },
             transform)
         if let written { lastRecord.withLock { $0 = written } }

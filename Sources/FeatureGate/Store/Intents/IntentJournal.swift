@@ -119,7 +119,8 @@ package enum IntentJournal {
         let directory = fs.open(anchor, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC, 0)
         if directory < 0 { throw FileStoreError(path: anchor, operation: .open, code: errno) }
         defer { _ = fs.close(directory) }
-        if fs.mkdirat(directory, directoryName, 0o700) != 0 && errno != EEXIST {
+        let created = fs.mkdirat(directory, directoryName, 0o700) == 0
+        if !created && errno != EEXIST {
             throw FileStoreError(path: folderPath, operation: .createDirectory, code: errno)
         }
         let folder = fs.openat(directory, directoryName, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC, 0)
@@ -153,7 +154,7 @@ package enum IntentJournal {
         if AtomicFile.flushToDisk(folder, .full) != 0 {
             throw FileStoreError(path: folderPath, operation: .sync, code: errno)
         }
-        AtomicFile.flushDirectory(directory)
+        if created { AtomicFile.flushDirectory(directory) }
     }
 
     // MARK: Reading

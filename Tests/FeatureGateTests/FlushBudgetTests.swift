@@ -1,0 +1,64 @@
+import FeatureGate
+import Foundation
+import PackageTestSupport
+import Testing
+
+/// Flushes per operation, counted through the file layer's seam (``FlushCountingFileSystem``), what the call made
+/// and what it left to another thread alike: the checkpoint (a cache) is never flushed, a consent change's gate state
+/// is committed by its ledger line, a take-away behind a busy lock costs one intent. The benchmark package measures
+/// the same operations on the device (`Device.*`, budgets in `Benchmarks/report.py`).
+@Suite struct FlushBudgetTests {
+    static let policy = ConsentPolicy(version: 1, features: [.analytics: .analytics])
+
+    /// A data directory where messageCenter is enabled and analytics has `status`, all of it written.
+    static func prepared(
+        _ directory: TemporaryDirectory, analytics status: ConsentStatus = .granted
+    ) async throws -> (PrivacyDataDirectory, PrivacyManager, ConsentManager) {
+        let data = PrivacyDataDirectory(url: directory.url.appending(path: "data"))
+        let (privacy, consent) = launchGateAndConsent(on: data, policy: Self.policy)
+        try await consent.setStatus(status, for: .analytics, source: .user)
+        privacy.enableFeatures(.messageCenter)
+        await consent.waitForLedgerVerification()
+        return (data, privacy, consent)
+    }
+
+    /// The flushes `operation` makes, the call's own and those it leaves to another thread, and of them directories'.
+    static func flushes(_ operation: () async -> Void) async -> (all: Int, directories: Int) {
+        let counter = FlushCountingFileSystem()
+        await FileSystem.$current.withValue(counter.fileSystem) { await operation() }
+        await counter.settle()
+        return (counter.flushes, counter.directoryFlushes)
+    }
+
+    @Test func aDisableFlushesAtMostTwice() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let (_, privacy, _) = try await Self.prepared(directory)
+        let counted = await Self.flushes { privacy.disableFeatures(.messageCenter) }
+        #expect(!privacy.isEnabled(.messageCenter))
+        #expect(counted.all <= 2, "\(counted)")
+    }
+
+    @Test(arguments: [ConsentStatus.denied, .granted])
+    func aConsentChangeFlushesAtMostTwice(to status: ConsentStatus) async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let (_, privacy, consent) = try await Self.prepared(
+            directory, analytics: status == .denied ? .granted : .denied)
+        let counted = await Self.flushes { _ = try? await consent.setStatus(status, for: .analytics, source: .user) }
+        #expect(privacy.isEnabled(.analytics) == (status == .granted))
+        #expect(counted.all <= 2 && counted.directories == 0, "\(status): \(counted)")
+    }
+
+    @Test func aTakeAwayBehindABusyLockFlushesAtMostTwice() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let (data, privacy, _) = try await Self.prepared(directory)
+        let release = IntentFolderTests.holdLock(of: data)
+        // Counted while the lock is held: the intent; the fold, once the lock is free, is the next holder's write.
+        let counted = await Self.flushes { privacy.disableFeatures(.messageCenter) }
+        release()
+        #expect(!privacy.isEnabled(.messageCenter))
+        #expect(counted.all <= 2, "\(counted)")
+    }
+}
