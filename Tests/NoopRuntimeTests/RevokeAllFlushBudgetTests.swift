@@ -6,12 +6,14 @@ import Testing
 
 /// Revoke-all's flushes, counted through the file layer's seam (``FlushCountingFileSystem``), as the benchmark's
 /// `Device.revokeAll` measures them on the device: the gate, consent (analytics granted), messageCenter enabled and a
-/// stored anonymous identifier. Its refusals are one ledger append, its state one write, and what it finishes
-/// afterwards (the identifier's deletion, the pending record's removal) is not flushed on its own.
+/// stored anonymous identifier. Its record (refusals, disables, the purges it owes) is one write of the gate state,
+/// its refusals one ledger append, the identifier's deletion one flush of its directory, and the removal of its
+/// pending record flushes only its data (a power loss that undoes it leaves the record, and the next start finishes
+/// the revocation again): 5 flushes, 2 of them directories (10 and 5 before).
 @Suite struct RevokeAllFlushBudgetTests {
     static let policy = ConsentPolicy(version: 1, features: [.analytics: .analytics])
 
-    @Test func revokeAllFlushesAtMostThreeTimesWithTheLockFree() async throws {
+    @Test func revokeAllFlushesAtMostFiveTimesWithTheLockFree() async throws {
         let root = URL(filePath: NSTemporaryDirectory()).appending(path: "revoke-flushes-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: root) }
         let data = PrivacyDataDirectory(url: root.appending(path: "data"))
@@ -36,6 +38,6 @@ import Testing
         }
         #expect(denials.count == 1)
         #expect(
-            counter.flushes <= 3, "\(counter.flushes) flushes, \(counter.directoryFlushes) of them directories")
+            counter.flushes <= 5 && counter.directoryFlushes <= 2, "\(counter.flushes) flushes, \(counter.directoryFlushes) of them directories: \(counter.flushed)")
     }
 }

@@ -7,6 +7,7 @@ import Foundation
 /// leaves (a held write, a flush made off the caller's thread) takes the binding along and is counted too.
 public final class FlushCountingFileSystem: Sendable {
     private let counts = LockedValue((files: 0, directories: 0))
+    private let paths = LockedValue<[String]>([])
     /// How many times each intent file (`*.intent`) was opened, by name.
     package let intentOpens = LockedValue<[String: Int]>([:])
 
@@ -15,6 +16,9 @@ public final class FlushCountingFileSystem: Sendable {
 
     /// Every flush so far.
     public var flushes: Int { counts.withLock { $0.files + $0.directories } }
+    /// What each flush so far flushed, in order: the last component of its path, a directory's ending in `/` (for
+    /// messages; read from `/proc/self/fd` where there is one).
+    public var flushed: [String] { paths.withLock { $0 } }
     /// The flushes of directories so far.
     public var directoryFlushes: Int { counts.withLock { $0.directories } }
 
@@ -29,10 +33,12 @@ public final class FlushCountingFileSystem: Sendable {
             },
             close: system.close, dup: system.dup, read: system.read, pread: system.pread, write: system.write,
             truncate: system.truncate,
-            sync: { [counts] fd, durability in
+            sync: { [counts, paths] fd, durability in
                 var status = stat()
                 let isDirectory = system.fstat(fd, &status) == 0 && status.st_mode & S_IFMT == S_IFDIR
                 counts.withLock { isDirectory ? ($0.directories += 1) : ($0.files += 1) }
+                let path = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(fd)")) ?? "?"
+                paths.withLock { $0.append((path.split(separator: "/").last.map(String.init) ?? path) + (isDirectory ? "/" : "")) }
                 return system.sync(fd, durability)
             },
             renameat: system.renameat, unlinkat: system.unlinkat, mkdir: system.mkdir, mkdirat: system.mkdirat,

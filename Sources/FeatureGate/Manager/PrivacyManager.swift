@@ -456,7 +456,7 @@ public final class PrivacyManager: Sendable {
     /// hold of the directory's lock), the save leaves its rename to the directory's next flush when the change is the
     /// only one unsaved and both the stored state and this process record a ledger point: the flushed ledger line is
     /// the commit point, and a power loss that undoes the rename leaves a state that lags the ledger, whose tail the
-    /// next start replays (``AtomicFile/isCommittedElsewhere``, ``AtomicFile/Durability/committedElsewhere``).
+    /// next start replays (``AtomicFile/isCommittedElsewhere``, ``AtomicFile/Durability/dataOnly``).
     func update<Result>(
         isSavedElsewhere: Bool = false, isCommittedByLedger: Bool = false, _ body: (inout State) -> Result
     ) -> Result {

@@ -10,18 +10,19 @@ extension AtomicFile {
     /// `fsync`, what SQLite's unix VFS gives a directory: for a directory change whose loss a later start repairs
     /// (see ``flushDirectory(_:_:)``).
     ///
-    /// Two apply only to a replacement, never to `FileSystem.sync`. `committedElsewhere` flushes the new file's data
-    /// as `full` does (so the file is never unreadable) and leaves its rename to the directory's next flush: for a
-    /// content committed elsewhere first, whose replacement a power loss may undo because a start repairs it from
-    /// there. `unflushed` flushes nothing, the rename included: only for a cache that is checked against what it
+    /// Two apply only to a replacement, never to `FileSystem.sync`. `dataOnly` flushes the new file's data as `full`
+    /// does (so the file is never unreadable: the rename may reach the disk before the directory is flushed, never
+    /// before the data) and leaves its rename to the directory's next flush: for a replacement whose loss a start
+    /// repairs (a consent change's gate state, committed by its ledger line first; a record of owed work done,
+    /// which the next start does again). `unflushed` flushes nothing, the rename included: only for a cache that is checked against what it
     /// caches before it is used and ignored on any doubt (the consent ledger's checkpoint), since a power loss can
     /// leave it old, missing, empty, cut short or zeroed.
     package enum Durability: Sendable {
-        case full, ordered, plain, committedElsewhere, unflushed
+        case full, ordered, plain, dataOnly, unflushed
     }
 
     /// Set around a gate state's save for a consent change whose record was just appended to the file ledger, under
-    /// the same hold of the directory's lock: the file store then writes it ``Durability/committedElsewhere`` when
+    /// the same hold of the directory's lock: the file store then writes it ``Durability/dataOnly`` when
     /// the state it replaces records a ledger point (``FeatureStateRecord/ledgerLength``). The flushed ledger line is
     /// the commit point; a state a power loss took back to the one before lags the ledger, and the next start replays
     /// the ledger's tail over it, as a journal replays a committed record.

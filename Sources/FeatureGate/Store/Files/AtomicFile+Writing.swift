@@ -73,7 +73,7 @@ extension AtomicFile {
             if let writeError = writeAll(data, to: fd) {
                 throw FileStoreError(path: temporaryPath, operation: .write, code: writeError)
             }
-            let dataFlush: Durability = durability == .committedElsewhere ? .full : durability
+            let dataFlush: Durability = durability == .dataOnly ? .full : durability
             if durability != .unflushed && flushToDisk(fd, dataFlush) != 0 {
                 throw FileStoreError(path: temporaryPath, operation: .sync, code: errno)
             }
@@ -89,7 +89,7 @@ extension AtomicFile {
         }
         // The rename reaches the disk with the directory's flush; left to the next one for a cache (its loss is a
         // miss) and for a content committed elsewhere first (its loss is repaired from there).
-        if durability != .unflushed && durability != .committedElsewhere { flushDirectory(directory, durability) }
+        if durability != .unflushed && durability != .dataOnly { flushDirectory(directory, durability) }
     }
 
     /// Appends `line` (ending in a newline) to the file at `location`, creating it (owner-only) if needed: under
