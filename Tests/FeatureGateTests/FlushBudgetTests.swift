@@ -50,6 +50,23 @@ import Testing
         #expect(counted.all <= 2 && counted.directories == 0, "\(status): \(counted)")
     }
 
+    /// Revoke-all's one write of the gate state records the purges it owes, as a disable's save does: memory takes
+    /// that write as saved instead of saving again only to add them.
+    @Test func revokeAllsOneWriteOwesThePurgesOfWhatItTurnedOff() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let (data, privacy, _) = try await Self.prepared(directory)
+        let counted = await Self.flushes {
+            _ = privacy.beginRevocation(
+                PendingRevocation(anonymousIdentifier: nil, isErasureOwed: false), refusing: [.analytics])
+        }
+        let stored = try FeatureStateRecord(decoding: #require(try FileFeatureStore(url: data.stateFile).load()))
+        #expect(stored.purgeOwedFeatures.isSuperset(of: [.messageCenter, .analytics]), "\(stored)")
+        #expect(privacy.owedPurges == stored.purgeOwedFeatures)
+        #expect(stored.pendingRevocation != nil && !privacy.isAnyEnabled())
+        #expect(counted.all <= 2, "\(counted)")
+    }
+
     /// The first intent creates the intents' folder, whose entry in the data directory is flushed too; later ones,
     /// while it stands, flush their own data and the folder only.
     @Test func aTakeAwayBehindABusyLockFlushesTwiceOnceItsFolderStands() async throws {
