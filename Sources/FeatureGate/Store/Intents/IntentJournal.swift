@@ -348,7 +348,9 @@ package enum IntentJournal {
             }
             _ = fs.unlinkat(folder, name, 0)
         }
-        if finished { AtomicFile.flushDirectory(folder) }
+        // A plain flush: an intent that comes back after a power loss is folded again (its records are not appended
+        // twice), and any later write's flush or barrier reaches the disk after this one.
+        if finished { AtomicFile.flushDirectory(folder, .plain) }
         return finished
     }
 
@@ -391,9 +393,10 @@ package enum IntentJournal {
                 removed = fs.unlinkat(fd, name, 0) == 0 || removed
             }
         }
-        _ = AtomicFile.flushToDisk(fd, .full)
+        if removed { AtomicFile.flushDirectory(fd, .plain) }
         _ = fs.close(fd)
-        if fs.unlinkat(anchor, directoryName, AT_REMOVEDIR) == 0 || removed { AtomicFile.flushDirectory(anchor) }
+        // An empty folder that comes back after a power loss holds nothing to fold, and the next fold removes it.
+        if fs.unlinkat(anchor, directoryName, AT_REMOVEDIR) == 0 { AtomicFile.flushDirectory(anchor, .plain) }
     }
 }
 
