@@ -38,6 +38,7 @@ import Testing
         }
         #expect(denials.count == 1)
         #expect(
-            counter.flushes <= 5 && counter.directoryFlushes <= 2, "\(counter.flushes) flushes, \(counter.directoryFlushes) of them directories: \(counter.flushed)")
+            counter.flushes <= 5 && counter.directoryFlushes <= 2,
+            "\(counter.flushes) flushes, \(counter.directoryFlushes) of them directories: \(counter.flushed)")
     }
 }

@@ -38,7 +38,8 @@ public final class FlushCountingFileSystem: Sendable {
                 let isDirectory = system.fstat(fd, &status) == 0 && status.st_mode & S_IFMT == S_IFDIR
                 counts.withLock { isDirectory ? ($0.directories += 1) : ($0.files += 1) }
                 let path = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(fd)")) ?? "?"
-                paths.withLock { $0.append((path.split(separator: "/").last.map(String.init) ?? path) + (isDirectory ? "/" : "")) }
+                let name = path.split(separator: "/").last.map(String.init) ?? path
+                paths.withLock { $0.append(name + (isDirectory ? "/" : "")) }
                 return system.sync(fd, durability)
             },
             renameat: system.renameat, unlinkat: system.unlinkat, mkdir: system.mkdir, mkdirat: system.mkdirat,

@@ -82,7 +82,6 @@ public struct FileFeatureStore: FeatureStore, CustomStringConvertible {
         return onlyAdds ? .ordered : .full
     }
 
-
     /// Reads the file and replaces it with what `transform` returns, holding the data directory's inter-process
     /// lock from the read to the rename (see ``FeatureStore/update(_:)``). Writes nothing when `transform` returns
     /// `nil`.
