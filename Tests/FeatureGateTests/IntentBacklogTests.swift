@@ -9,30 +9,6 @@ import Testing
 @Suite struct IntentBacklogTests {
     static let policy = ConsentPolicy(version: 1, features: [.analytics: .analytics])
 
-    /// The system's file system, counting flushes and the opens of intent files.
-    final class CountingDisk: Sendable {
-        let flushes = LockedValue(0)
-        let intentOpens = LockedValue<[String: Int]>([:])
-        var fileSystem: FileSystem {
-            let system = FileSystem.system
-            return FileSystem(
-                open: system.open,
-                openat: { [intentOpens] directory, name, flags, mode in
-                    if name.hasSuffix(".intent") { intentOpens.withLock { $0[name, default: 0] += 1 } }
-                    return system.openat(directory, name, flags, mode)
-                },
-                close: system.close, dup: system.dup, read: system.read, pread: system.pread, write: system.write,
-                truncate: system.truncate,
-                sync: { [flushes] fd, durability in
-                    flushes.withLock { $0 += 1 }
-                    return system.sync(fd, durability)
-                },
-                renameat: system.renameat, unlinkat: system.unlinkat, mkdir: system.mkdir, mkdirat: system.mkdirat,
-                fstat: system.fstat, fstatat: system.fstatat, lstat: system.lstat, fchmodat: system.fchmodat,
-                flock: system.flock, entries: system.entries)
-        }
-    }
-
     /// A directory where analytics is granted and push enabled, with `count` denials pending as intents behind them.
     static func prepared(_ directory: TemporaryDirectory, backlog count: Int) async throws -> PrivacyDataDirectory {
         let data = PrivacyDataDirectory(url: directory.url.appending(path: "data"))
@@ -58,11 +34,11 @@ import Testing
         defer { directory.cleanUp() }
         let data = try await Self.prepared(directory, backlog: 200)
 
-        let disk = CountingDisk()
+        let disk = FlushCountingFileSystem()
         FileSystem.$current.withValue(disk.fileSystem) {
             _ = AtomicFile.withLock(of: data.stateFile, waitingAtMost: nil) {}
         }
-        let flushes = disk.flushes.withLock { $0 }
+        let flushes = disk.flushes
         #expect(flushes <= 12, "\(flushes) flushes to fold 200 intents")
         let records = try FileConsentLedger(url: data.consentLedgerFile).load().records
         #expect(records.filter { $0.newStatus == .denied }.count == 200)
@@ -76,7 +52,7 @@ import Testing
         defer { directory.cleanUp() }
         let data = try await Self.prepared(directory, backlog: 20)
 
-        let disk = CountingDisk()
+        let disk = FlushCountingFileSystem()
         let status = await FileSystem.$current.withValue(disk.fileSystem) {
             let fresh = launchGateAndConsent(on: data, policy: Self.policy)
             return await fresh.consent.status(for: .analytics)

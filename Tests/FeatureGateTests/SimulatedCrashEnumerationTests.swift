@@ -214,3 +214,70 @@ import Testing
         )
     }
 }
+
+/// The removal of a finished revocation's pending record, written with its data flushed and its rename left to the
+/// directory's next flush (``AtomicFile/Durability/dataOnly``), crashed after every durable step in every way a power
+/// loss could leave the disk, and killed after it returned: every start reads the gate state, finds the revocation
+/// still pending or finished, and nothing enabled.
+@Suite struct PendingRevocationRemovalCrashTests {
+    typealias Enumeration = SimulatedCrashEnumerationTests
+
+    @Test func aRemovalCrashedAnywhereLeavesTheRecordOrItsRemovalAndNothingEnabled() async throws {
+        let disk = SimulatedDisk(directories: [Enumeration.anchor])
+        let key = FileSystem.$current.withValue(disk.process()) {
+            let (privacy, _) = launchGateAndConsent(on: Enumeration.data, policy: Enumeration.policy)
+            privacy.enableFeatures(.messageCenter)
+            return privacy.beginRevocation(
+                PendingRevocation(anonymousIdentifier: nil, isErasureOwed: false), refusing: [.analytics]
+            ).pending.requestKey
+        }
+        disk.syncEverything()
+        let process = disk.process()
+        let privacy = FileSystem.$current.withValue(process) {
+            launchGateAndConsent(on: Enumeration.data, policy: Enumeration.policy).privacy
+        }
+        disk.startRecording()
+        try FileSystem.$current.withValue(process) {
+            try privacy.updatePendingRevocation(key: key) { pending in
+                pending.areSubsystemsPurged = true
+                pending.isIdentifierDeleted = true
+            }
+        }
+        let steps = disk.stopRecording()
+        #expect(steps.count > 1 && privacy.pendingRevocation == nil)
+
+        var explored = 0
+        var failures: [String] = []
+        var outcomes: Set<Bool> = []
+        for (index, state) in steps.enumerated() {
+            // A power loss: every state the disk could be left in. A kill: the state as processes saw it.
+            let crashes = SimulatedDisk.crashStates(of: state) + [("killed", state)]
+            for (label, crashed) in crashes {
+                explored += 1
+                let restarted = SimulatedDisk(state: crashed)
+                restarted.waitsForLocks = true
+                let diagnostics = Collector<PrivacyManagerDiagnostic>()
+                let start = FileSystem.$current.withValue(restarted.process()) {
+                    PrivacyManager(
+                        configuration: PrivacyConfiguration(enabledFeatures: []),
+                        store: FileFeatureStore(url: Enumeration.data.stateFile), consentPolicy: Enumeration.policy,
+                        diagnosticHandler: { diagnostics.append($0) })
+                }
+                let pending = start.pendingRevocation
+                outcomes.insert(pending == nil)
+                var found: [String] = []
+                if start.isAnyEnabled() { found.append("a feature on") }
+                if !diagnostics.all.isEmpty { found.append("diagnostics \(diagnostics.all)") }
+                if let pending, pending.requestKey != key { found.append("another pending revocation") }
+                if label == "killed" && index == steps.count - 1 && pending != nil {
+                    found.append("the removal was lost to a kill after it returned")
+                }
+                failures += found.map { "step \(index) of \(steps.count - 1), \(label): \($0)" }
+            }
+        }
+        #expect(failures.isEmpty, "\(failures.count) of \(explored) crash states: \(failures.prefix(8))")
+        // Both outcomes occur: the enumeration reaches states before and after the rename.
+        #expect(outcomes == [true, false], "\(outcomes)")
+        print("PendingRevocationRemovalCrashTests: \(steps.count - 1) durable steps, \(explored) crash states explored")
+    }
+}

@@ -34,6 +34,37 @@ import Testing
         }
     }
 
+    @Test func recordingOwedWorkDoneFlushesOnlyTheData() {
+        var old = Record(enabledFeatures: [], decidedFeatures: [.analytics, .push])
+        let pending = PendingRevocation(anonymousIdentifier: UUID(), isErasureOwed: true)
+        old.pendingRevocation = pending
+        old.purgeOwedFeatures = [.analytics, .push]
+        var progressed = old
+        progressed.pendingRevocation?.areSubsystemsPurged = true
+        progressed.pendingRevocation?.isIdentifierDeleted = true
+        progressed.pendingRevocation?.markErasureDone()
+        var removed = old
+        removed.pendingRevocation = nil
+        var purged = old
+        purged.purgeOwedFeatures = .push
+        for new in [progressed, removed, purged] {
+            #expect(FileFeatureStore.durability(replacing: old, with: new) == .dataOnly, "\(new)")
+        }
+        // Newly owed work, or anything else changed with it, is never left to the directory's next flush.
+        var joined = old
+        joined.pendingRevocation = PendingRevocation(anonymousIdentifier: nil, isErasureOwed: true)
+        var owesMore = old
+        owesMore.purgeOwedFeatures.insert(.contacts)
+        var rejoined = progressed
+        rejoined.pendingRevocation = progressed.pendingRevocation?.joined(by: pending)
+        var doneAndDisabled = removed
+        doneAndDisabled.decidedFeatures.insert(.contacts)
+        for new in [joined, owesMore, doneAndDisabled] {
+            #expect(FileFeatureStore.durability(replacing: old, with: new) != .dataOnly, "\(new)")
+        }
+        #expect(FileFeatureStore.durability(replacing: progressed, with: rejoined) != .dataOnly)
+    }
+
     @Test func anUnknownRecordOnEitherSideIsWrittenThrough() {
         let record = Record(enabledFeatures: .analytics)
         #expect(FileFeatureStore.durability(replacing: nil, with: record) == .full)

@@ -17,14 +17,16 @@ extension PrivacyManager {
     ///
     /// With `isSavedElsewhere` (an edge another process recorded, read from the ledger), nothing is saved: that
     /// process saved its own change, and saving it again from here, late, could undo a newer one it made since.
+    /// With `isCommittedByLedger`, the edge's record was just appended to the file ledger under the same hold of the
+    /// lock: see ``update(isSavedElsewhere:isCommittedByLedger:_:)``.
     func applyConsentEdge(
         _ category: ConsentCategory,
         edge: ConsentStatus,
         policy: ConsentPolicy,
         decisions: [ConsentCategory: ConsentDecision],
-        isSavedElsewhere: Bool = false
+        isSavedElsewhere: Bool = false, isCommittedByLedger: Bool = false
     ) {
-        update(isSavedElsewhere: isSavedElsewhere) {
+        update(isSavedElsewhere: isSavedElsewhere, isCommittedByLedger: isCommittedByLedger) {
             $0.rules.applyConsentEdge(category, edge: edge, policy: policy, decisions: decisions)
         }
     }

@@ -28,8 +28,11 @@ extension PrivacyManager {
         _ pending: PendingRevocation, refusing categories: Set<ConsentCategory>
     ) -> (pending: PendingRevocation, error: (any Error)?) {
         var recorded = pending
+        var owed: Feature?
         var error: (any Error)? =
-            withStoreLock(takesAway: true) { recordRevocation(pending, refusing: categories, as: &recorded) }
+            withStoreLock(takesAway: true) {
+                recordRevocation(pending, refusing: categories, as: &recorded, owing: &owed)
+            }
             ?? Self.busyError
         if let busy = error, AtomicFile.isLockBusy(busy), store.recordFile == nil {
             diagnosticHandler?(.takeAwayNotDurable(store: String(describing: store), error: StoreKeepsNoFile()))
@@ -51,32 +54,44 @@ extension PrivacyManager {
             }
             for diagnostic in diagnostics { diagnosticHandler?(diagnostic) }
         }
-        update { $0.rules.revoke(refusing: categories) }
+        // Written under the lock: the store has the revocation, the purges it owes included, so memory takes it as
+        // saved (one write, not a second one that adds the owed purges).
+        update(isSavedElsewhere: owed != nil) { state in
+            state.rules.revoke(refusing: categories)
+            if let owed { state.owedPurges = owed }
+        }
         return (recorded, error)
     }
 
     /// One try of ``beginRevocation(_:refusing:)``'s write, under the in-process lock.
+    /// `owed` is set to the purges the written record owes: the flags it newly decided off join those it owed.
     private func recordRevocation(
-        _ pending: PendingRevocation, refusing categories: Set<ConsentCategory>, as recorded: inout PendingRevocation
+        _ pending: PendingRevocation, refusing categories: Set<ConsentCategory>, as recorded: inout PendingRevocation,
+        owing owed: inout Feature?
     ) -> (any Error)? {
         state.withLock { _ in
             if let earlier = revocation.withLock({ $0 }) { recorded = earlier.joined(by: pending) }
+            var owes = Feature()
             do {
                 try store.update { data in
-                    var record =
+                    let before =
                         data.flatMap { try? FeatureStateRecord(decoding: $0) }
                         ?? FeatureStateRecord(enabledFeatures: [], decidedFeatures: [])
+                    var record = before
                     if let earlier = record.pendingRevocation { recorded = earlier.joined(by: pending) }
                     record.decidedFeatures.formUnion(catalog.allFeatures.union(record.enabledFeatures))
                     record.enabledFeatures = []
                     record.revokedFeatures = record.decidedFeatures
                     record.deniedConsentCategories.formUnion(categories)
                     record.pendingRevocation = recorded
+                    record.purgeOwedFeatures.formUnion(FeatureStateRecord.newlyDecidedOff(from: before, to: record))
+                    owes = record.purgeOwedFeatures
                     return record.encoded()
                 }
             } catch {
                 return error
             }
+            owed = owes
             revocation.withLock { $0 = recorded }
             return nil
         }

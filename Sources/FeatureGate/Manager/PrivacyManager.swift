@@ -455,7 +455,15 @@ public final class PrivacyManager: Sendable {
     /// A change that takes anything away is published before the store is touched. The store's lock is only ever
     /// tried under the in-process lock, never waited for: while another process holds it, the save is tried again
     /// outside the in-process lock (``saveWhenLockFree()``), then held.
-    func update<Result>(isSavedElsewhere: Bool = false, _ body: (inout State) -> Result) -> Result {
+    ///
+    /// With `isCommittedByLedger` (a consent edge whose record was just appended to the file ledger, under the same
+    /// hold of the directory's lock), the save leaves its rename to the directory's next flush when the change is the
+    /// only one unsaved and both the stored state and this process record a ledger point: the flushed ledger line is
+    /// the commit point, and a power loss that undoes the rename leaves a state that lags the ledger, whose tail the
+    /// next start replays (``AtomicFile/isCommittedElsewhere``, ``AtomicFile/Durability/dataOnly``).
+    func update<Result>(
+        isSavedElsewhere: Bool = false, isCommittedByLedger: Bool = false, _ body: (inout State) -> Result
+    ) -> Result {
         let outcome: (result: Result, deliver: Bool, diagnostic: PrivacyManagerDiagnostic?) = state.withLock { state in
             let before = state.rules.record
             let result = body(&state)
@@ -469,8 +477,11 @@ public final class PrivacyManager: Sendable {
                 if after != before { diagnostic = AtomicFile.$lockWait.withValue(.zero) { retryHeldRecord(&state) } }
             } else if after != before && after != state.saved {
                 // (Back to what was saved, after a failed save: the store holds it, nothing to write.)
+                let committed = isCommittedByLedger && before == state.saved && state.ledgerLength != nil
                 diagnostic = AtomicFile.$lockWait.withValue(.zero) {
-                    save(from: state.saved, to: after, ledgerLength: state.ledgerLength, owed: &state.owedPurges)
+                    AtomicFile.$isCommittedElsewhere.withValue(committed) {
+                        save(from: state.saved, to: after, ledgerLength: state.ledgerLength, owed: &state.owedPurges)
+                    }
                 }
                 if diagnostic == nil { state.saved = after }
             }

@@ -68,11 +68,15 @@ public struct FileFeatureStore: FeatureStore, CustomStringConvertible {
     }
 
     /// `ordered` only when `new` takes nothing away from `old`: no flag leaves the enabled or decided set, every
-    /// newly decided flag is on, no consent category is newly refused. Anything unknown is `full`.
+    /// newly decided flag is on, no consent category is newly refused. `dataOnly` when `new` only records work done
+    /// that `old` owed (a pending revocation's progress or removal, purges done): a power loss that undoes it
+    /// leaves `old`, and the next start does that work again (a purge with nothing left deletes nothing, the
+    /// erasure goes again under its idempotency key). Anything unknown is `full`.
     package static func durability(
         replacing old: FeatureStateRecord?, with new: FeatureStateRecord?
     ) -> AtomicFile.Durability {
         guard let old, let new else { return .full }
+        if new.onlyRecordsWorkDone(owedBy: old) { return .dataOnly }
         let onlyAdds =
             new.enabledFeatures.isSuperset(of: old.enabledFeatures)
             && new.decidedFeatures.isSuperset(of: old.decidedFeatures)
@@ -95,7 +99,11 @@ public struct FileFeatureStore: FeatureStore, CustomStringConvertible {
             durability: { old, new in
                 let record = try? FeatureStateRecord(decoding: new)
                 written = .some(record)
-                return Self.durability(replacing: old.flatMap { try? FeatureStateRecord(decoding: $0) }, with: record)
+                let replaced = old.flatMap { try? FeatureStateRecord(decoding: $0) }
+                // A consent change committed by its ledger line: a start replays the ledger after the replaced
+                // state's point, so the rename may wait for the directory's next flush.
+                if AtomicFile.isCommittedElsewhere, replaced?.ledgerLength != nil { return .dataOnly }
+                return Self.durability(replacing: replaced, with: record)
             },
             transform)
         if let written { lastRecord.withLock { $0 = written } }
@@ -111,4 +119,31 @@ public struct FileFeatureStore: FeatureStore, CustomStringConvertible {
 
     /// The file's path, escaped.
     public var description: String { UntrustedText.escapedPath(url.path(percentEncoded: false)) }
+}
+
+extension FeatureStateRecord {
+    /// Whether this record is `old` with owed work marked done, and nothing else changed: its pending revocation
+    /// (the same request) progressed or removed, owed purges removed.
+    fileprivate func onlyRecordsWorkDone(owedBy old: FeatureStateRecord) -> Bool {
+        guard self != old, purgeOwedFeatures.isSubset(of: old.purgeOwedFeatures) else { return false }
+        if let pending = pendingRevocation {
+            guard let earlier = old.pendingRevocation, pending.isProgress(of: earlier) else { return false }
+        }
+        var compared = self
+        compared.pendingRevocation = old.pendingRevocation
+        compared.purgeOwedFeatures = old.purgeOwedFeatures
+        return compared == old
+    }
+}
+
+extension PendingRevocation {
+    /// Whether this is `earlier` (the same request) with steps done and nothing newly owed: what joining another
+    /// revoke-all (``joined(by:)``) adds is not.
+    fileprivate func isProgress(of earlier: PendingRevocation) -> Bool {
+        requestKey == earlier.requestKey && beganAt == earlier.beganAt
+            && (!isErasureOwed || earlier.isErasureOwed)
+            && (areSubsystemsPurged || !earlier.areSubsystemsPurged)
+            && (isIdentifierDeleted || !earlier.isIdentifierDeleted)
+            && (anonymousIdentifier == nil || anonymousIdentifier == earlier.anonymousIdentifier)
+    }
 }

@@ -12,7 +12,8 @@ import Foundation
 /// append; reading a missing file creates nothing.
 ///
 /// **The checkpoint.** Under the same lock, each append also replaces ``checkpointURL`` (`NAME.checkpoint`, beside
-/// the file; written like every replaced file: a temporary file, flushed, renamed) with the whole trail folded
+/// the file; a temporary file renamed over it, never flushed: it is a cache, and a power loss that leaves it missing,
+/// empty, cut short or zeroed costs one full fold) with the whole trail folded
 /// (`ConsentTrail`) and the point of the file it covers: its length, its last 256 bytes, and a digest of every
 /// byte before it (64-bit FNV-1a, extended with the bytes each append adds, so an append costs the same whatever the
 /// size of the trail). `readTrail(after:)` (what ``ConsentManager`` starts from) reads the checkpoint and folds only
@@ -129,8 +130,9 @@ public struct FileConsentLedger: ConsentLedger, CustomStringConvertible {
                     })
             else { return }
             if let data = ConsentLedgerCheckpoint.encode(read.snapshot) {
-                // Best effort: a checkpoint not written leaves the old one, whose point is still in the file.
-                try? appended.replaceSibling(checkpointName, with: data, durability: .ordered)
+                // Best effort, and never flushed: a cache checked against the file before it is used, so a checkpoint
+                // not written, or one a power loss left old, missing, empty, cut short or zeroed, costs one full fold.
+                try? appended.replaceSibling(checkpointName, with: data, durability: .unflushed)
             }
             reading = read
         }

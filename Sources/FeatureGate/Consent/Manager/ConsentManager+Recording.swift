@@ -68,7 +68,8 @@ extension ConsentManager {
                 // A held refusal, in force since it was held: its answer and its edge in the gate state.
                 answers[record.category] = ConsentAnswer(record, isTrusted: true)
                 privacy.applyConsentEdge(
-                    record.category, edge: record.newStatus, policy: policy, decisions: currentDecisions())
+                    record.category, edge: record.newStatus, policy: policy, decisions: currentDecisions(),
+                    isCommittedByLedger: true)
             } else {
                 apply(record, isRecorded: true)
             }
@@ -96,9 +97,10 @@ extension ConsentManager {
         _ record: ConsentRecord, isRecorded: Bool, isTrusted: Bool = true, isFromLedger: Bool = false
     ) -> ConsentChange {
         answers[record.category] = ConsentAnswer(record, isTrusted: isTrusted)
+        // A record this process just appended commits its edge: the gate state's rename need not be flushed.
         privacy.applyConsentEdge(
             record.category, edge: record.newStatus, policy: policy, decisions: currentDecisions(),
-            isSavedElsewhere: isFromLedger)
+            isSavedElsewhere: isFromLedger, isCommittedByLedger: isRecorded && !isFromLedger)
         return notify(
             ConsentChange(
                 category: record.category,

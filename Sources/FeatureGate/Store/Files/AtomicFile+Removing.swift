@@ -108,7 +108,8 @@ extension AtomicFile {
                             FileStoreError(path: location.anchor + "/" + entry, operation: .remove, code: errno))
                     }
                 }
-                if !result.removed.isEmpty { flushDirectory(directory) }
+                // A temporary file that comes back after a power loss is removed again.
+                if !result.removed.isEmpty { flushDirectory(directory, .plain) }
             }
         } catch {
             result.failures.append(error)

@@ -73,7 +73,8 @@ extension AtomicFile {
             if let writeError = writeAll(data, to: fd) {
                 throw FileStoreError(path: temporaryPath, operation: .write, code: writeError)
             }
-            if flushToDisk(fd, durability) != 0 {
+            let dataFlush: Durability = durability == .dataOnly ? .full : durability
+            if durability != .unflushed && flushToDisk(fd, dataFlush) != 0 {
                 throw FileStoreError(path: temporaryPath, operation: .sync, code: errno)
             }
             _ = fs.close(fd)
@@ -86,7 +87,9 @@ extension AtomicFile {
             _ = fs.unlinkat(directory, temporary, 0)
             throw error
         }
-        _ = flushToDisk(directory, durability)
+        // The rename reaches the disk with the directory's flush; left to the next one for a cache (its loss is a
+        // miss) and for a content committed elsewhere first (its loss is repaired from there).
+        if durability != .unflushed && durability != .dataOnly { flushDirectory(directory, durability) }
     }
 
     /// Appends `line` (ending in a newline) to the file at `location`, creating it (owner-only) if needed: under

@@ -14,7 +14,8 @@ import Foundation
 /// Replacements are crash-safe. `FileManager.replaceItemAt` is not used: on Linux it can lose the file. The
 /// sequence is the classic one: write a temporary file in the same directory, flush it to the disk (`fsync`; on
 /// Darwin `F_FULLFSYNC` or `F_BARRIERFSYNC`, see ``Durability``), `rename` it over the target, flush the directory
-/// the same way.
+/// the same way; a replacement whose loss a start repairs leaves its rename to the directory's next flush
+/// (``Durability/dataOnly``), and only a cache checked before use is written unflushed (``Durability/unflushed``).
 package enum AtomicFile {
     // MARK: The directory walk
 

@@ -15,8 +15,8 @@ import Foundation
 /// it adds no system call: a process with every feature off still makes none.
 ///
 /// The closures follow libc's conventions (a negative result sets `errno`), with two exceptions that hide what a
-/// simulation cannot model well: ``sync`` takes the ``AtomicFile/Durability`` asked for (`F_FULLFSYNC` or
-/// `F_BARRIERFSYNC` on Darwin, `fsync` elsewhere), and ``entries`` lists a directory descriptor at once (`readdir`).
+/// simulation cannot model well: ``sync`` takes the ``AtomicFile/Durability`` asked for (`F_FULLFSYNC`,
+/// `F_BARRIERFSYNC` or `fsync` on Darwin, `fsync` elsewhere), and ``entries`` lists a directory descriptor at once (`readdir`).
 package final class FileSystem: Sendable {
     /// `open(2)` of a path (the anchor directory only; everything below it is reached with ``openat``).
     package let open: @Sendable (_ path: String, _ flags: Int32, _ mode: mode_t) -> Int32
@@ -121,7 +121,9 @@ package final class FileSystem: Sendable {
         truncate: { fd, length in Foundation.ftruncate(fd, off_t(length)) },
         sync: { fd, durability in
             #if canImport(Darwin)
-            if fcntl(fd, durability == .full ? F_FULLFSYNC : F_BARRIERFSYNC) == 0 { return 0 }
+            if durability != .plain, fcntl(fd, durability == .ordered ? F_BARRIERFSYNC : F_FULLFSYNC) == 0 {
+                return 0
+            }
             #endif
             return Foundation.fsync(fd)
         },

@@ -119,7 +119,8 @@ package enum IntentJournal {
         let directory = fs.open(anchor, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC, 0)
         if directory < 0 { throw FileStoreError(path: anchor, operation: .open, code: errno) }
         defer { _ = fs.close(directory) }
-        if fs.mkdirat(directory, directoryName, 0o700) != 0 && errno != EEXIST {
+        let created = fs.mkdirat(directory, directoryName, 0o700) == 0
+        if !created && errno != EEXIST {
             throw FileStoreError(path: folderPath, operation: .createDirectory, code: errno)
         }
         let folder = fs.openat(directory, directoryName, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC, 0)
@@ -153,7 +154,7 @@ package enum IntentJournal {
         if AtomicFile.flushToDisk(folder, .full) != 0 {
             throw FileStoreError(path: folderPath, operation: .sync, code: errno)
         }
-        AtomicFile.flushDirectory(directory)
+        if created { AtomicFile.flushDirectory(directory) }
     }
 
     // MARK: Reading
@@ -349,7 +350,9 @@ package enum IntentJournal {
             }
             _ = fs.unlinkat(folder, name, 0)
         }
-        if finished { AtomicFile.flushDirectory(folder) }
+        // A plain flush: an intent that comes back after a power loss is folded again (its records are not appended
+        // twice), and any later write's flush or barrier reaches the disk after this one.
+        if finished { AtomicFile.flushDirectory(folder, .plain) }
         return finished
     }
 
@@ -392,9 +395,10 @@ package enum IntentJournal {
                 removed = fs.unlinkat(fd, name, 0) == 0 || removed
             }
         }
-        _ = AtomicFile.flushToDisk(fd, .full)
+        if removed { AtomicFile.flushDirectory(fd, .plain) }
         _ = fs.close(fd)
-        if fs.unlinkat(anchor, directoryName, AT_REMOVEDIR) == 0 || removed { AtomicFile.flushDirectory(anchor) }
+        // An empty folder that comes back after a power loss holds nothing to fold, and the next fold removes it.
+        if fs.unlinkat(anchor, directoryName, AT_REMOVEDIR) == 0 { AtomicFile.flushDirectory(anchor, .plain) }
     }
 }
 

@@ -1,0 +1,86 @@
+import FeatureGate
+import Foundation
+import PackageTestSupport
+import Testing
+
+/// Flushes per operation, counted through the file layer's seam (``FlushCountingFileSystem``), what the call made
+/// and what it left to another thread alike: the checkpoint (a cache) is never flushed, a consent change's gate state
+/// is committed by its ledger line, a take-away behind a busy lock costs one intent and its folder. The benchmark package measures
+/// the same operations on the device (`Device.*`, budgets in `Benchmarks/report.py`).
+@Suite struct FlushBudgetTests {
+    static let policy = ConsentPolicy(version: 1, features: [.analytics: .analytics])
+
+    /// A data directory where messageCenter is enabled and analytics has `status`, all of it written.
+    static func prepared(
+        _ directory: TemporaryDirectory, analytics status: ConsentStatus = .granted
+    ) async throws -> (PrivacyDataDirectory, PrivacyManager, ConsentManager) {
+        let data = PrivacyDataDirectory(url: directory.url.appending(path: "data"))
+        let (privacy, consent) = launchGateAndConsent(on: data, policy: Self.policy)
+        try await consent.setStatus(status, for: .analytics, source: .user)
+        privacy.enableFeatures(.messageCenter)
+        await consent.waitForLedgerVerification()
+        return (data, privacy, consent)
+    }
+
+    /// The flushes `operation` makes, the call's own and those it leaves to another thread, and of them directories'.
+    static func flushes(_ operation: () async -> Void) async -> (all: Int, directories: Int) {
+        let counter = FlushCountingFileSystem()
+        await FileSystem.$current.withValue(counter.fileSystem) { await operation() }
+        await counter.settle()
+        return (counter.flushes, counter.directoryFlushes)
+    }
+
+    @Test func aDisableFlushesAtMostTwice() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let (_, privacy, _) = try await Self.prepared(directory)
+        let counted = await Self.flushes { privacy.disableFeatures(.messageCenter) }
+        #expect(!privacy.isEnabled(.messageCenter))
+        #expect(counted.all <= 2, "\(counted)")
+    }
+
+    @Test(arguments: [ConsentStatus.denied, .granted])
+    func aConsentChangeFlushesAtMostTwice(to status: ConsentStatus) async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let (_, privacy, consent) = try await Self.prepared(
+            directory, analytics: status == .denied ? .granted : .denied)
+        let counted = await Self.flushes { _ = try? await consent.setStatus(status, for: .analytics, source: .user) }
+        #expect(privacy.isEnabled(.analytics) == (status == .granted))
+        #expect(counted.all <= 2 && counted.directories == 0, "\(status): \(counted)")
+    }
+
+    /// Revoke-all's one write of the gate state records the purges it owes, as a disable's save does: memory takes
+    /// that write as saved instead of saving again only to add them.
+    @Test func revokeAllsOneWriteOwesThePurgesOfWhatItTurnedOff() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let (data, privacy, _) = try await Self.prepared(directory)
+        let counted = await Self.flushes {
+            _ = privacy.beginRevocation(
+                PendingRevocation(anonymousIdentifier: nil, isErasureOwed: false), refusing: [.analytics])
+        }
+        let stored = try FeatureStateRecord(decoding: #require(try FileFeatureStore(url: data.stateFile).load()))
+        #expect(stored.purgeOwedFeatures.isSuperset(of: [.messageCenter, .analytics]), "\(stored)")
+        #expect(privacy.owedPurges == stored.purgeOwedFeatures)
+        #expect(stored.pendingRevocation != nil && !privacy.isAnyEnabled())
+        #expect(counted.all <= 2, "\(counted)")
+    }
+
+    /// The first intent creates the intents' folder, whose entry in the data directory is flushed too; later ones,
+    /// while it stands, flush their own data and the folder only.
+    @Test func aTakeAwayBehindABusyLockFlushesTwiceOnceItsFolderStands() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let (data, privacy, _) = try await Self.prepared(directory)
+        privacy.enableFeatures(.push)
+        let release = IntentFolderTests.holdLock(of: data)
+        // Counted while the lock is held: the intents; the fold, once the lock is free, is the next holder's write.
+        let first = await Self.flushes { privacy.disableFeatures(.messageCenter) }
+        let second = await Self.flushes { privacy.disableFeatures(.push) }
+        release()
+        #expect(!privacy.isEnabled(.messageCenter) && !privacy.isEnabled(.push))
+        #expect(first.all <= 3 && first.directories <= 2, "first: \(first)")
+        #expect(second.all <= 2 && second.directories <= 1, "second: \(second)")
+    }
+}
