@@ -25,50 +25,11 @@ package enum AtomicFile {
     /// ``DirectoryLock``, which it takes before it writes or deletes; it is released when `body` returns.
     ///
     /// Every operation of this type goes through here.
-    @inline(__always)
     static func withDirectory<Result>(
         _ location: FileLocation,
         create: Bool,
         _ body: (Int32?, String, DirectoryLock) throws(FileStoreError) -> Result
     ) throws(FileStoreError) -> Result {
-        // The walk is not generic and takes no closure: as a generic taking `body`, the optimizer copied it for every
-        // caller (14 copies, about 50 KB of the binary).
-        let opened = try openDirectory(location, create: create)
-        defer { opened.close() }
-        return try body(opened.directory, opened.name, opened.lock)
-    }
-
-    /// The walk of ``withDirectory(_:create:_:)``: what it hands `body`, and what it closes after.
-    struct OpenedDirectory {
-        /// The innermost directory, or `nil` when a directory on the way does not exist (and `create` is false).
-        let directory: Int32?
-        /// The last component's name.
-        let name: String
-        /// The anchor's lock, released by ``close()``.
-        let lock: DirectoryLock
-        /// The file system that opened the descriptors, which closes them.
-        let fs: FileSystem
-        /// The anchor's descriptor (`-1` when it does not exist: nothing to close then).
-        let anchor: Int32
-        /// The last directory opened below the anchor, or the anchor.
-        let last: Int32
-
-        /// Closes what the walk opened and releases the lock.
-        @inline(never)
-        func close() {
-            guard anchor >= 0 else { return }
-            if last != anchor { _ = fs.close(last) }
-            lock.release()
-            _ = fs.close(anchor)
-        }
-    }
-
-    /// The walk of ``withDirectory(_:create:_:)``: opens the anchor and the directories below it (creating them when
-    /// `create` is true), and returns what it opened; on a throw, it has closed everything again.
-    @inline(never)
-    private static func openDirectory(
-        _ location: FileLocation, create: Bool
-    ) throws(FileStoreError) -> OpenedDirectory {
         precondition(!location.components.isEmpty, "a file location names something below its anchor")
         let name = location.components[location.components.count - 1]
         let fs = FileSystem.active
@@ -78,22 +39,16 @@ package enum AtomicFile {
             anchor = openDirectory(atPath: location.anchor)
         }
         if anchor < 0 {
-            if errno == ENOENT && !create {
-                let lock = DirectoryLock(anchor: -1, path: "")
-                return OpenedDirectory(directory: nil, name: name, lock: lock, fs: fs, anchor: -1, last: -1)
-            }
+            if errno == ENOENT && !create { return try body(nil, name, DirectoryLock(anchor: -1, path: "")) }
             throw directoryError(path: location.anchor, errno: errno)
         }
         // The anchor stays open until the end: the lock is taken on a file in it.
         let lock = DirectoryLock(anchor: anchor, path: location.anchor)
         var fd = anchor
-        var handedOver = false
         defer {
-            if !handedOver {
-                if fd != anchor { _ = fs.close(fd) }
-                lock.release()
-                _ = fs.close(anchor)
-            }
+            if fd != anchor { _ = fs.close(fd) }
+            lock.release()
+            _ = fs.close(anchor)
         }
         // A write below a subdirectory takes the lock before opening it: another process's purge (``removeTree(_:)``)
         // could otherwise delete it between its opening and the write, which would then fail.
@@ -110,17 +65,13 @@ package enum AtomicFile {
             }
             if next < 0 {
                 let code = errno
-                if code == ENOENT && !create {
-                    handedOver = true
-                    return OpenedDirectory(directory: nil, name: name, lock: lock, fs: fs, anchor: anchor, last: fd)
-                }
+                if code == ENOENT && !create { return try body(nil, name, lock) }
                 throw error(path: path, operation: .open, errno: code, at: component, in: fd, directory: true)
             }
             if fd != anchor { _ = fs.close(fd) }
             fd = next
         }
-        handedOver = true
-        return OpenedDirectory(directory: fd, name: name, lock: lock, fs: fs, anchor: anchor, last: fd)
+        return try body(fd, name, lock)
     }
 
     private static func openDirectory(atPath path: String) -> Int32 {
