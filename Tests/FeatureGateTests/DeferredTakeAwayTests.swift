@@ -40,10 +40,15 @@ import Testing
         let directory = TemporaryDirectory()
         defer { directory.cleanUp() }
         let (data, privacy) = await Self.prepared(directory)
+        privacy.disableFeatures(.messageCenter)
+        privacy.enableFeatures(.messageCenter)
+        // The enable is saved on its caller's thread, over the disable's folded intent: a start now finds it.
+        #expect(Self.restarted(on: data).contains(.messageCenter))
         for _ in 0..<50 {
             privacy.disableFeatures(.messageCenter)
             privacy.enableFeatures(.messageCenter)
         }
+        #expect(Self.restarted(on: data).contains(.messageCenter))
         #expect(await privacy.synchronize())
         #expect(privacy.isEnabled(.messageCenter))
         #expect(try Self.stored(in: data).enabledFeatures.contains(.messageCenter))
