@@ -522,7 +522,6 @@ public final class PrivacyManager: Sendable {
                 return (result, publish(&state) || deliverEarly, diagnostic, deferred)
             }
         if let deferred = outcome.deferred {
-            requestFlush()
             for diagnostic in deferred { diagnosticHandler?(diagnostic) }
         }
         if let diagnostic = outcome.diagnostic {
@@ -534,6 +533,9 @@ public final class PrivacyManager: Sendable {
             }
         }
         if outcome.deliver { deliverPending() }
+        // The flusher starts once the observers the change reached on this thread are done: what they write (an
+        // identifier's reset, a purge) does not wait behind it for the lock.
+        if outcome.deferred != nil { requestFlush() }
         return outcome.result
     }
 
