@@ -6,8 +6,11 @@ import Testing
 /// A denial, a disable, a grant and revoke-all's pending record, run on a simulated file system (``SimulatedDisk``
 /// behind the file layer's ``FileSystem`` seam) and crashed after every durable step, each crash in every way a power
 /// loss could leave the disk (unflushed directory changes applied or not, unflushed bytes dropped, kept, torn or
-/// zeroed); with the lock free and with another process stopped holding it. A fresh start on every resulting disk
-/// keeps every acknowledged "no", is never wider than before the change, and its ledger and gate state agree.
+/// zeroed), and as a kill of the process leaves it (what it wrote kept); with the lock free and with another process
+/// stopped holding it. A fresh start on every resulting disk is never wider than before the change, and its ledger and
+/// gate state agree; it keeps the "no" after a kill once the call returned, and after a power loss once the change was
+/// flushed: a disable's call returns before its flush (issue 47, item 1), which `synchronize()` waits for, every other
+/// change's flush is made before its call returns.
 @Suite struct SimulatedCrashEnumerationTests {
     static let policy = ConsentPolicy(version: 1, features: [.analytics: .analytics])
     static let anchor = "/simulated/data"
@@ -173,17 +176,39 @@ import Testing
         }
     }
 
-    /// Runs `change` in a process of `disk` (`held`: while another process is stopped holding the lock), recording
-    /// the disk after every durable step.
-    static func run(_ change: Change, on disk: SimulatedDisk, held: Bool) async -> [SimulatedDisk.State] {
+    /// The durable steps of a change, and from which of them on each promise holds.
+    struct Run {
+        var steps: [SimulatedDisk.State]
+        /// The first step after the call returned: from it on, a kill of the process keeps the change.
+        var returned: Int
+        /// The first step after the change was flushed: from it on, a power loss keeps it too. A disable's call
+        /// returns before (its flush is made off the caller's thread; ``PrivacyManager/synchronize()`` waits for it),
+        /// every other change's when its call returns.
+        var flushed: Int
+    }
+
+    /// Runs `change` in a process of `disk` (`held`: while another process is stopped holding the lock, let go once
+    /// the call returned), recording the disk after every durable step, through ``PrivacyManager/synchronize()``.
+    static func run(_ change: Change, on disk: SimulatedDisk, held: Bool) async -> Run {
         let process = disk.process()
         let (privacy, consent) = FileSystem.$current.withValue(process) {
             launchGateAndConsent(on: data, policy: policy)
         }
         if held { disk.holdLockOutside(anchor + "/" + AtomicFile.lockFileName) }
         disk.startRecording()
-        await call(change, privacy: privacy, consent: consent).make(as: process)
-        return disk.stopRecording()
+        let returned = LockedValue(0)
+        await call(change, privacy: privacy, consent: consent).make(as: process) {
+            returned.withLock { $0 = disk.recordedCount - 1 }
+        }
+        guard change == .disable else {
+            let steps = disk.stopRecording()
+            return Run(steps: steps, returned: steps.count - 1, flushed: steps.count - 1)
+        }
+        if held { disk.releaseOutsideLock() }
+        let synchronized = await FileSystem.$current.withValue(process) { await privacy.synchronize() }
+        let flushed = disk.recordedCount - 1
+        #expect(synchronized)
+        return Run(steps: disk.stopRecording(), returned: returned.withLock { $0 }, flushed: flushed)
     }
 
     @Test(arguments: Change.allCases, [false, true])
@@ -191,16 +216,18 @@ import Testing
         let disk = try await Self.prepared(for: change)
         let before = await Self.start(on: SimulatedDisk(state: disk.snapshot))
         #expect(Self.violations(before, before: before, change: change, returned: false).isEmpty, "\(before)")
-        let steps = await Self.run(change, on: disk, held: held)
+        let run = await Self.run(change, on: disk, held: held)
+        let steps = run.steps
         // A held grant lives in memory: it writes nothing. Everything else writes.
         #expect((steps.count > 1) != (change == .grant && held), "\(change): \(steps.count - 1) durable steps")
         var explored = 0
         var failures: [String] = []
         for (index, state) in steps.enumerated() {
-            for (label, crashed) in SimulatedDisk.crashStates(of: state) {
+            // A power loss: every state the disk could be left in. A kill of the process: the state as it saw it.
+            for (label, crashed) in SimulatedDisk.crashStates(of: state) + [("killed", state)] {
                 explored += 1
                 let seen = await Self.start(on: SimulatedDisk(state: crashed))
-                let returned = index == steps.count - 1
+                let returned = index >= (label == "killed" ? run.returned : run.flushed)
                 for violation in Self.violations(seen, before: before, change: change, returned: returned) {
                     failures.append(
                         "\(change) (lock \(held ? "held" : "free")), step \(index) of \(steps.count - 1), \(label): \(violation); \(seen)"
@@ -210,7 +237,7 @@ import Testing
         }
         #expect(failures.isEmpty, "\(failures.count) of \(explored) crash states: \(failures.prefix(8))")
         print(
-            "SimulatedCrashEnumerationTests: \(change), lock \(held ? "held" : "free"): \(steps.count - 1) durable steps, \(explored) crash states explored"
+            "SimulatedCrashEnumerationTests: \(change), lock \(held ? "held" : "free"): \(steps.count - 1) durable steps (returned after \(run.returned), flushed after \(run.flushed)), \(explored) crash states explored"
         )
     }
 }

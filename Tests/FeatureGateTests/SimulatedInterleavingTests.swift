@@ -229,8 +229,12 @@ import Testing
         mutating func checkEveryLoss(
             of state: SimulatedDisk.State, _ label: String, pair: Pair, before: Crashes.Seen, returned: Set<Int>
         ) async {
-            for (loss, crashed) in [("as it is", state)] + SimulatedDisk.crashStates(of: state) {
-                await check(crashed, "\(label), \(loss)", pair: pair, before: before, returned: returned)
+            await check(state, "\(label), as it is", pair: pair, before: before, returned: returned)
+            // A power loss keeps a disable once it is flushed, which its call does not wait for (issue 47, item 1):
+            // SimulatedCrashEnumerationTests shows it kept after `synchronize()`. Here it may be lost, never widened.
+            let flushed = pair.takeAway == .disable ? returned.subtracting([a]) : returned
+            for (loss, crashed) in SimulatedDisk.crashStates(of: state) {
+                await check(crashed, "\(label), \(loss)", pair: pair, before: before, returned: flushed)
             }
         }
     }

@@ -7,6 +7,9 @@ import Foundation
 /// leaves (a held write, a flush made off the caller's thread) takes the binding along and is counted too.
 public final class FlushCountingFileSystem: Sendable {
     private let counts = LockedValue((files: 0, directories: 0))
+    private let callerCounts = LockedValue(0)
+    /// What marks a thread as the caller's while ``asCaller(_:)`` runs.
+    private let callerMark = "PackageTestSupport.FlushCountingFileSystem.\(UUID().uuidString)"
     private let paths = LockedValue<[String]>([])
     /// How many times each intent file (`*.intent`) was opened, by name.
     package let intentOpens = LockedValue<[String: Int]>([:])
@@ -21,6 +24,18 @@ public final class FlushCountingFileSystem: Sendable {
     public var flushed: [String] { paths.withLock { $0 } }
     /// The flushes of directories so far.
     public var directoryFlushes: Int { counts.withLock { $0.directories } }
+    /// The flushes made so far on a thread while it ran ``asCaller(_:)``: the caller's own, not those it left to
+    /// another thread.
+    public var callerFlushes: Int { callerCounts.withLock { $0 } }
+
+    /// Runs `body` on this thread, counting the flushes this thread makes meanwhile as the caller's
+    /// (``callerFlushes``).
+    public func asCaller<Result>(_ body: () throws -> Result) rethrows -> Result {
+        let dictionary = Thread.current.threadDictionary
+        dictionary[callerMark] = true
+        defer { dictionary.removeObject(forKey: callerMark) }
+        return try body()
+    }
 
     /// The file system to bind.
     package var fileSystem: FileSystem {
@@ -33,10 +48,11 @@ public final class FlushCountingFileSystem: Sendable {
             },
             close: system.close, dup: system.dup, read: system.read, pread: system.pread, write: system.write,
             truncate: system.truncate,
-            sync: { [counts, paths] fd, durability in
+            sync: { [counts, paths, callerCounts, callerMark] fd, durability in
                 var status = stat()
                 let isDirectory = system.fstat(fd, &status) == 0 && status.st_mode & S_IFMT == S_IFDIR
                 counts.withLock { isDirectory ? ($0.directories += 1) : ($0.files += 1) }
+                if Thread.current.threadDictionary[callerMark] != nil { callerCounts.withLock { $0 += 1 } }
                 let path = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(fd)")) ?? "?"
                 let name = path.split(separator: "/").last.map(String.init) ?? path
                 paths.withLock { $0.append(name + (isDirectory ? "/" : "")) }

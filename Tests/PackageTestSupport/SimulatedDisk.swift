@@ -75,6 +75,9 @@ public final class SimulatedDisk: @unchecked Sendable {
     private var processes = 0
     /// Who holds each node's `flock`: the description.
     private var locks: [Int: ObjectIdentifier] = [:]
+    /// The directories removed (`rmdir`) while a process may still hold them open: as the kernel's, they take no new
+    /// entry (`ENOENT`), so a writer that opened one before its removal finds out instead of writing into nowhere.
+    private var removedDirectories: Set<Int> = []
     private var recording: [State]?
     /// The processes ``kill(_:)`` ended, and the one whose call runs now (under the disk's lock).
     private var dead: Set<Int> = []
@@ -129,6 +132,9 @@ public final class SimulatedDisk: @unchecked Sendable {
 
     /// Starts keeping the state after every durable step (every call that writes, flushes or changes a directory).
     public func startRecording() { lock.withLock { recording = [state] } }
+
+    /// How many states were recorded since ``startRecording()`` so far (the index of the latest is one less).
+    public var recordedCount: Int { lock.withLock { recording?.count ?? 0 } }
 
     /// The states recorded since ``startRecording()``: the first is before the first step, the last after the last.
     public func stopRecording() -> [State] {
@@ -363,7 +369,9 @@ public final class SimulatedDisk: @unchecked Sendable {
                 call32("renameat") {
                     guard let source = descriptors[process]?[from]?.node, let target = descriptors[process]?[to]?.node
                     else { return fail(EBADF) }
-                    guard let id = state.nodes[source]?.entries[old] else { return fail(ENOENT) }
+                    guard let id = state.nodes[source]?.entries[old], !removedDirectories.contains(target) else {
+                        return fail(ENOENT)
+                    }
                     change([(source, old, nil), (target, new, id)])
                     return 0
                 }
@@ -377,6 +385,7 @@ public final class SimulatedDisk: @unchecked Sendable {
                     if flags & AT_REMOVEDIR != 0 {
                         if !node.isDirectory { return fail(ENOTDIR) }
                         if !node.entries.isEmpty { return fail(ENOTEMPTY) }
+                        removedDirectories.insert(id)
                     } else if node.isDirectory {
                         return fail(EISDIR)
                     }
@@ -498,7 +507,7 @@ public final class SimulatedDisk: @unchecked Sendable {
         if name == "." { id = directory }
         if id != nil && flags & O_CREAT != 0 && flags & O_EXCL != 0 { return fail(EEXIST) }
         if id == nil {
-            guard flags & O_CREAT != 0 else { return fail(ENOENT) }
+            guard flags & O_CREAT != 0, !removedDirectories.contains(directory) else { return fail(ENOENT) }
             id = create(name, in: directory, isDirectory: false)
         }
         guard let id, let node = state.nodes[id] else { return fail(ENOENT) }
@@ -512,6 +521,7 @@ public final class SimulatedDisk: @unchecked Sendable {
     private func mkdirat(_ directory: Int, _ name: String) -> Int32 {
         guard state.nodes[directory]?.isDirectory == true else { return fail(ENOTDIR) }
         if state.nodes[directory]?.entries[name] != nil { return fail(EEXIST) }
+        if removedDirectories.contains(directory) { return fail(ENOENT) }
         _ = create(name, in: directory, isDirectory: true)
         return 0
     }

@@ -11,10 +11,12 @@
 
 static _Atomic long flushes;
 static _Atomic long directoryFlushes;
+static _Thread_local long threadFlushes;
 
 static void count(int fd) {
     struct stat status;
     atomic_fetch_add_explicit(&flushes, 1, memory_order_relaxed);
+    threadFlushes += 1;
     if (fstat(fd, &status) == 0 && S_ISDIR(status.st_mode)) {
         atomic_fetch_add_explicit(&directoryFlushes, 1, memory_order_relaxed);
     }
@@ -31,6 +33,8 @@ int fdatasync(int fd) {
 }
 
 long featuregate_bench_flushes(void) { return atomic_load_explicit(&flushes, memory_order_relaxed); }
+
+long featuregate_bench_thread_flushes(void) { return threadFlushes; }
 
 long featuregate_bench_directory_flushes(void) {
     return atomic_load_explicit(&directoryFlushes, memory_order_relaxed);

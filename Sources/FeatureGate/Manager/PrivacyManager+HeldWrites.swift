@@ -93,6 +93,7 @@ extension PrivacyManager {
         if let newer { return .saveFailed(store: storeName, error: newer) }
         state.saved = state.rules.record
         state.intended = nil
+        state.deferred = nil
         return .storeReadableAgain(store: storeName)
     }
 
@@ -149,12 +150,13 @@ extension PrivacyManager {
                     self.state.withLock { state -> PrivacyManagerDiagnostic?? in
                         let after = state.rules.record
                         // Saved since by a later change, or held (its own retry saves it): nothing left here.
-                        guard !state.rules.isHoldingWrites, after != state.saved else { return .none }
+                        guard !state.rules.isHoldingWrites, after != state.base else { return .none }
                         let diagnostic = self.save(
-                            from: state.saved, to: after, ledgerLength: state.ledgerLength, owed: &state.owedPurges)
+                            from: state.base, to: after, ledgerLength: state.ledgerLength, owed: &state.owedPurges)
                         guard diagnostic == nil else { return .some(diagnostic) }
                         state.saved = after
                         state.intended = nil
+                        state.deferred = nil
                         return .some(nil)
                     }
                 }

@@ -8,7 +8,7 @@ extension PrivacyManager {
     func saveWhenLockFree() {
         // A take-away returns within the bound whoever holds the lock, this process's own fold included.
         let takesAway = state.withLock { state in
-            let (saved, after) = (state.intended ?? state.saved, state.rules.record)
+            let (saved, after) = (state.intended ?? state.base, state.rules.record)
             return !FeatureStateRecord.newlyDecidedOff(from: saved, to: after).isEmpty
                 || !after.deniedConsentCategories.isSubset(of: saved.deniedConsentCategories)
         }
@@ -16,12 +16,13 @@ extension PrivacyManager {
             state.withLock { state -> PrivacyManagerDiagnostic? in
                 if state.rules.isHoldingWrites { return retryHeldRecord(&state) }
                 let after = state.rules.record
-                guard after != state.saved else { return nil }
+                guard after != state.base else { return nil }
                 let diagnostic = save(
-                    from: state.saved, to: after, ledgerLength: state.ledgerLength, owed: &state.owedPurges)
+                    from: state.base, to: after, ledgerLength: state.ledgerLength, owed: &state.owedPurges)
                 if diagnostic == nil {
                     state.saved = after
                     state.intended = nil
+                    state.deferred = nil
                 }
                 return diagnostic
             }
@@ -58,7 +59,7 @@ extension PrivacyManager {
         }
         let location = FileLocation(file: file)
         let intent = state.withLock { state -> TakeAwayIntent? in
-            let base = state.intended ?? state.saved
+            let base = state.intended ?? state.base
             let after = state.rules.record
             let intent = TakeAwayIntent(
                 stateFile: location.components[0],
@@ -82,17 +83,18 @@ extension PrivacyManager {
     /// foreign entry moved aside from the intents' folder; ``PrivacyManagerDiagnostic/takeAwayNotDurable(store:error:)``
     /// when it could not be written). Every path that makes a take-away durable goes through here.
     static func recordIntent(
-        _ intent: TakeAwayIntent, in anchor: String, store: String
+        _ intent: TakeAwayIntent, in anchor: String, store: @autoclosure () -> String,
+        durability: AtomicFile.Durability = .full
     ) -> (recorded: Bool, diagnostics: [PrivacyManagerDiagnostic]) {
         do {
-            let movedAside = try IntentJournal.record(intent, in: anchor)
+            let movedAside = try IntentJournal.record(intent, in: anchor, durability: durability)
             let moved = movedAside.map {
                 PrivacyManagerDiagnostic.foreignEntryMovedAside(
                     path: anchor + "/" + IntentJournal.directoryName, movedTo: $0)
             }
             return (true, moved.map { [$0] } ?? [])
         } catch {
-            return (false, [.takeAwayNotDurable(store: store, error: error)])
+            return (false, [.takeAwayNotDurable(store: store(), error: error)])
         }
     }
 

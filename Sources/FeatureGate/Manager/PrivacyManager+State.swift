@@ -9,6 +9,11 @@ extension PrivacyManager {
         /// While writes are held: `saved` with the take-aways made durable as intents since (``IntentJournal``), so
         /// each take-away is recorded once.
         var intended: FeatureStateRecord?
+        /// The take-aways recorded as intents on the caller's thread, unflushed, that no save under the store's lock
+        /// has taken in since (``deferTakeAway(_:)``): the store holds them once its lock's next holder folds them.
+        var deferred: TakeAwayIntent?
+        /// How many take-aways were deferred so far: a flush pass clears `deferred` only when none came meanwhile.
+        var deferrals: UInt64 = 0
         /// How far into the consent ledger this process's consent changes reached (``FeatureStateRecord/ledgerLength``):
         /// saved with the next save.
         var ledgerLength: Int?
@@ -33,6 +38,15 @@ extension PrivacyManager {
         var withheld: [Feature] = []
         /// What a withholding closed and counted (``disableCount(of:)``) before observers were told.
         var countedEarly: Feature = []
+
+        /// What the store holds once the intents recorded so far are folded: `saved` with the deferred take-aways.
+        /// Every save is a change from this, so the fold that precedes it under the lock and the save agree.
+        var base: FeatureStateRecord {
+            guard let deferred else { return saved }
+            var record = deferred.applied(to: saved)
+            record.purgeOwedFeatures = saved.purgeOwedFeatures
+            return record
+        }
 
         init(rules: GateRules) {
             self.rules = rules

@@ -61,6 +61,15 @@ import Foundation
 /// meanwhile) and retried in the background until the lock is free. Start-up never waits either: it removes the
 /// temporary files of interrupted writes only when the lock is free, and otherwise later, in the background.
 ///
+/// ## Flushed off the caller's thread
+/// On a ``FileFeatureStore``, an app decision that only takes away (``disableFeatures(_:)``, and an
+/// ``updateFeatures(enable:disable:)`` or ``enabledFeatures`` set that only turns flags off) takes no lock and makes no
+/// flush on the caller's thread: it writes a pending change beside the state (a kill of the process right after keeps
+/// it), and one flusher per manager saves the state off the caller's thread, take-aways made meanwhile sharing its
+/// flush. A power loss before that flush leaves the state before the call or after it, never more enabled. Call
+/// ``synchronize()`` where that must not happen. A take-away behind another process's lock is no held write: it is
+/// pending, and the flusher saves it once the lock is free.
+///
 /// ## Thread safety
 /// Every method may be called from any thread. ``isEnabled(_:)`` is a single lock-free atomic load and
 /// allocates nothing. Writers serialize on a lock and persist while holding it (so the store sees changes in
@@ -84,6 +93,8 @@ public final class PrivacyManager: Sendable {
     let heldRetryScheduled = LockedValue(false)
     /// Whether a retry of a save that failed (a full or read-only disk) is scheduled (see `retryFailedSaveLater`).
     let failedSaveRetryScheduled = LockedValue(false)
+    /// The flusher of take-aways deferred off the caller's thread (`requestFlush`, `synchronize()`).
+    let flushQueue = LockedValue(FlushQueue())
 
     /// The configuration the manager started with.
     public let configuration: PrivacyConfiguration
@@ -398,7 +409,7 @@ public final class PrivacyManager: Sendable {
     public var enabledFeatures: Feature {
         get { Feature(rawValue: effectiveBits.load(ordering: .acquiring)) }
         set {
-            update { $0.rules.setEffective(newValue) }
+            update(defersTakeAway: true) { $0.rules.setEffective(newValue) }
         }
     }
 
@@ -415,9 +426,11 @@ public final class PrivacyManager: Sendable {
     ///
     /// A flag already off locally is left as it is: a call that changes nothing persists and notifies nothing. The
     /// flags are off for ``isEnabled(_:)`` before anything is written and before the call waits for anything another
-    /// process holds; the save follows (see "Take-aways apply first" in the type's documentation).
+    /// process holds; the save follows (see "Take-aways apply first" in the type's documentation). On a
+    /// ``FileFeatureStore`` the call writes its change unflushed and returns; the flush is made off the caller's
+    /// thread (``synchronize()`` waits for it; see "Flushed off the caller's thread").
     public func disableFeatures(_ features: Feature) {
-        update { $0.rules.decide(enable: [], disable: features) }
+        update(defersTakeAway: true) { $0.rules.decide(enable: [], disable: features) }
     }
 
     /// Turns `enable` on and `disable` off in one atomic change of the local layer: one save, one notification.
@@ -429,7 +442,7 @@ public final class PrivacyManager: Sendable {
     /// disagree, the gate fails closed. What it takes away is visible to ``isEnabled(_:)`` before the call returns,
     /// as with ``disableFeatures(_:)``.
     public func updateFeatures(enable: Feature = [], disable: Feature = []) {
-        update { $0.rules.decide(enable: enable, disable: disable) }
+        update(defersTakeAway: true) { $0.rules.decide(enable: enable, disable: disable) }
     }
 
     /// The features a server has switched off, whatever the app, the user or consent said.
@@ -461,31 +474,55 @@ public final class PrivacyManager: Sendable {
     /// only one unsaved and both the stored state and this process record a ledger point: the flushed ledger line is
     /// the commit point, and a power loss that undoes the rename leaves a state that lags the ledger, whose tail the
     /// next start replays (``AtomicFile/isCommittedElsewhere``, ``AtomicFile/Durability/dataOnly``).
+    ///
+    /// With `defersTakeAway` (the app's own decisions: ``disableFeatures(_:)``, ``updateFeatures(enable:disable:)``,
+    /// the ``enabledFeatures`` setter), a change that only takes away is recorded as an unflushed intent instead of
+    /// being saved here, and the flusher saves it off the caller's thread (``synchronize()``).
     func update<Result>(
-        isSavedElsewhere: Bool = false, isCommittedByLedger: Bool = false, _ body: (inout State) -> Result
+        isSavedElsewhere: Bool = false, isCommittedByLedger: Bool = false, defersTakeAway: Bool = false,
+        _ body: (inout State) -> Result
     ) -> Result {
-        let outcome: (result: Result, deliver: Bool, diagnostic: PrivacyManagerDiagnostic?) = state.withLock { state in
-            let before = state.rules.record
-            let result = body(&state)
-            let after = state.rules.record
-            // Take-aways first: visible to every check before anything is written or waited for.
-            let deliverEarly = takesAway(state) && publish(&state)
-            var diagnostic: PrivacyManagerDiagnostic?
-            if isSavedElsewhere {
-                state.saved = state.saved.merging(changeFrom: before, to: after)
-            } else if state.rules.isHoldingWrites {
-                if after != before { diagnostic = AtomicFile.$lockWait.withValue(.zero) { retryHeldRecord(&state) } }
-            } else if after != before && after != state.saved {
-                // (Back to what was saved, after a failed save: the store holds it, nothing to write.)
-                let committed = isCommittedByLedger && before == state.saved && state.ledgerLength != nil
-                diagnostic = AtomicFile.$lockWait.withValue(.zero) {
-                    AtomicFile.$isCommittedElsewhere.withValue(committed) {
-                        save(from: state.saved, to: after, ledgerLength: state.ledgerLength, owed: &state.owedPurges)
+        let outcome:
+            (
+                result: Result, deliver: Bool, diagnostic: PrivacyManagerDiagnostic?,
+                deferred: [PrivacyManagerDiagnostic]?
+            ) = state.withLock { state in
+                let before = state.rules.record
+                let result = body(&state)
+                let after = state.rules.record
+                // Take-aways first: visible to every check before anything is written or waited for.
+                let deliverEarly = takesAway(state) && publish(&state)
+                var diagnostic: PrivacyManagerDiagnostic?
+                var deferred: [PrivacyManagerDiagnostic]?
+                if isSavedElsewhere {
+                    state.saved = state.saved.merging(changeFrom: before, to: after)
+                } else if state.rules.isHoldingWrites {
+                    if after != before {
+                        diagnostic = AtomicFile.$lockWait.withValue(.zero) { retryHeldRecord(&state) }
+                    }
+                } else if after != before && after != state.base {
+                    // (Back to what was saved, after a failed save: the store holds it, nothing to write.)
+                    // A change that only takes away is an unflushed intent here, flushed off this thread.
+                    if defersTakeAway && !isCommittedByLedger { deferred = deferTakeAway(&state) }
+                    if deferred == nil {
+                        let committed = isCommittedByLedger && before == state.base && state.ledgerLength != nil
+                        diagnostic = AtomicFile.$lockWait.withValue(.zero) {
+                            AtomicFile.$isCommittedElsewhere.withValue(committed) {
+                                save(
+                                    from: state.base, to: after, ledgerLength: state.ledgerLength,
+                                    owed: &state.owedPurges)
+                            }
+                        }
+                        if diagnostic == nil {
+                            state.saved = after
+                            state.deferred = nil
+                        }
                     }
                 }
-                if diagnostic == nil { state.saved = after }
+                return (result, publish(&state) || deliverEarly, diagnostic, deferred)
             }
-            return (result, publish(&state) || deliverEarly, diagnostic)
+        if let deferred = outcome.deferred {
+            for diagnostic in deferred { diagnosticHandler?(diagnostic) }
         }
         if let diagnostic = outcome.diagnostic {
             if diagnostic.isLockBusy {
@@ -496,6 +533,9 @@ public final class PrivacyManager: Sendable {
             }
         }
         if outcome.deliver { deliverPending() }
+        // The flusher starts once the observers the change reached on this thread are done: what they write (an
+        // identifier's reset, a purge) does not wait behind it for the lock.
+        if outcome.deferred != nil { requestFlush() }
         return outcome.result
     }
 

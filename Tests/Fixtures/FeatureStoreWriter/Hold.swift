@@ -129,6 +129,8 @@ func burst(directory: URL, seed: UInt64, count: Int) async throws {
         }
     }
     while privacy.isHoldingWrites { usleep(1_000) }
+    // A disable's save is made off the caller's thread: the writer waits for it before it exits.
+    _ = await privacy.synchronize()
 }
 
 /// Sets `status` for `category` and waits until it is recorded: a change held while another process kept the lock

@@ -135,6 +135,8 @@ case "set" where arguments.count == 5:
     let privacy = PrivacyManager(
         configuration: PrivacyConfiguration(enabledFeatures: .all), store: FileFeatureStore(url: data.stateFile))
     privacy.updateFeatures(enable: Feature(rawValue: enable), disable: Feature(rawValue: disable))
+    // A disable's save is made off the caller's thread: a process about to exit waits for it.
+    _ = await privacy.synchronize()
 case "consent" where arguments.count == 4:
     let data = PrivacyDataDirectory(url: URL(filePath: arguments[2]))
     let policy = ConsentPolicy(version: 1, features: [.analytics: .analytics])

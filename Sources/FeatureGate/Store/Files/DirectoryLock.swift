@@ -47,11 +47,15 @@ extension AtomicFile {
         /// Whether a bounded wait goes on behind this process's own holders (up to ``ownHolderWaitLimit``); a
         /// take-away's does not: it returns within the bound, durable as an intent, whoever holds the lock.
         private let waitsForOwnHolders: Bool
+        /// Whether taking the lock folds the directory's intents first; the gate's flusher does not: it folds them
+        /// into the save it makes under the lock, in one write (see `PrivacyManager.flushPass`).
+        private let foldsIntents: Bool
 
-        init(anchor: Int32, path: String, waitsForOwnHolders: Bool = true) {
+        init(anchor: Int32, path: String, waitsForOwnHolders: Bool = true, foldsIntents: Bool = true) {
             self.anchor = anchor
             self.path = path
             self.waitsForOwnHolders = waitsForOwnHolders
+            self.foldsIntents = foldsIntents
             holder = Holder(fileSystem: ObjectIdentifier(FileSystem.active), path: path)
         }
 
@@ -99,7 +103,7 @@ extension AtomicFile {
             fd = descriptor
             Self.holders.withLock { $0[holder, default: 0] += 1 }
             // Take-aways another process made durable while the lock was busy come first (one `fstatat` when none).
-            if IntentJournal.hasFolder(in: anchor) {
+            if foldsIntents && IntentJournal.hasFolder(in: anchor) {
                 AtomicFile.holdingLock(path) { IntentJournal.fold(in: path) }
             }
             if let admission = AtomicFile.admission, !AtomicFile.holdingLock(path, admission.allows) {

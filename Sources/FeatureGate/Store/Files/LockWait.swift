@@ -123,9 +123,11 @@ extension AtomicFile {
     ///   - create: Whether to create the directory when it does not exist yet (its lock file is created with it).
     ///   - takesAway: Whether `body` makes a take-away: its wait ends at `bound` even behind this process's own
     ///     holders (a fold, say), which other waits outlast (``DirectoryLock/ownHolderWaitLimit``).
+    ///   - foldsIntents: Whether the directory's intents are folded as the lock is taken (as every other holder
+    ///     does); `false` only for a holder that folds them itself before it writes anything.
     package static func withLock<Result>(
         of file: URL, waitingAtMost bound: Duration?, inside: Duration? = .zero, create: Bool = false,
-        takesAway: Bool = false, _ body: () -> Result
+        takesAway: Bool = false, foldsIntents: Bool = true, _ body: () -> Result
     ) -> Result? {
         let location = FileLocation(file: file)
         let fs = FileSystem.active
@@ -135,7 +137,8 @@ extension AtomicFile {
             anchor = fs.open(location.anchor, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC, 0)
         }
         guard anchor >= 0 else { return $lockWait.withValue(inside) { body() } }
-        let lock = DirectoryLock(anchor: anchor, path: location.anchor, waitsForOwnHolders: !takesAway)
+        let lock = DirectoryLock(
+            anchor: anchor, path: location.anchor, waitsForOwnHolders: !takesAway, foldsIntents: foldsIntents)
         defer {
             lock.release()
             _ = fs.close(anchor)

@@ -60,10 +60,17 @@ package enum IntentJournal {
     /// Something other than a folder at ``directoryName`` (a link, a FIFO, a file) is moved aside first, as a
     /// foreign lock file is replaced: it cannot hold intents, and leaving it would make every held "no" non-durable.
     ///
+    /// With `durability` ``AtomicFile/Durability/unflushed`` nothing is flushed: the intent is in the operating
+    /// system's hands when the call returns (a kill of the process keeps it), not on the disk (a power loss may drop
+    /// it, or tear it: a torn intent does not decode and is skipped, as one never acknowledged). That is the gate's
+    /// take-away on the caller's thread; its flusher then makes it durable (``removeCommitted(_:in:folderStays:)``).
+    ///
     /// - Returns: Where a foreign entry found at ``directoryName`` was moved, if one was (to report it).
     /// - Throws: ``FileStoreError`` when it could not be written.
     @discardableResult
-    package static func record(_ intent: TakeAwayIntent, in anchor: String) throws(FileStoreError) -> String? {
+    package static func record(
+        _ intent: TakeAwayIntent, in anchor: String, durability: AtomicFile.Durability = .full
+    ) throws(FileStoreError) -> String? {
         let data = intent.encoded()
         let name = nextName()
         var lastError = FileStoreError(path: anchor, operation: .write, code: EIO)
@@ -71,7 +78,7 @@ package enum IntentJournal {
         // A fold may remove the folder between its creation and the rename: tried again then.
         for _ in 0..<4 {
             do throws(FileStoreError) {
-                try write(data, named: name, in: anchor, movedAside: &movedAside)
+                try write(data, named: name, in: anchor, flushed: durability != .unflushed, movedAside: &movedAside)
                 return movedAside
             } catch {
                 lastError = error
@@ -112,7 +119,7 @@ package enum IntentJournal {
     }
 
     private static func write(
-        _ data: Data, named name: String, in anchor: String, movedAside: inout String?
+        _ data: Data, named name: String, in anchor: String, flushed: Bool, movedAside: inout String?
     ) throws(FileStoreError) {
         let folderPath = anchor + "/" + directoryName
         let fs = FileSystem.active
@@ -139,7 +146,7 @@ package enum IntentJournal {
         var failure: FileStoreError?
         if let code = AtomicFile.writeAll(data, to: fd) {
             failure = FileStoreError(path: folderPath + "/" + temporary, operation: .write, code: code)
-        } else if AtomicFile.flushToDisk(fd, .full) != 0 {
+        } else if flushed && AtomicFile.flushToDisk(fd, .full) != 0 {
             failure = FileStoreError(path: folderPath + "/" + temporary, operation: .sync, code: errno)
         }
         _ = fs.close(fd)
@@ -151,6 +158,7 @@ package enum IntentJournal {
             throw failure
         }
         // The rename, and the folder's own entry when it was just created, reach the disk before the call returns.
+        guard flushed else { return }
         if AtomicFile.flushToDisk(folder, .full) != 0 {
             throw FileStoreError(path: folderPath, operation: .sync, code: errno)
         }
@@ -354,6 +362,35 @@ package enum IntentJournal {
         // twice), and any later write's flush or barrier reaches the disk after this one.
         if finished { AtomicFile.flushDirectory(folder, .plain) }
         return finished
+    }
+
+    /// Deletes the intents `names` of the directory `anchor`, which a save made under its lock has just folded into
+    /// the gate state (its data flushed, its rename not yet), removes the folder if that empties it, and flushes the
+    /// directory once: the state's rename and the folder's removal are made durable by the same flush, and once it
+    /// returns a power loss keeps both (before it, one may be lost: the intents' take-aways were not flushed). When the
+    /// folder stays (intents recorded since), the deletions are flushed with the folder. Called with the lock held.
+    ///
+    /// - Returns: Whether the folder was removed.
+    @discardableResult
+    package static func removeCommitted(_ names: [String], in anchor: String) -> Bool {
+        let fs = FileSystem.active
+        let directory = fs.open(anchor, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC, 0)
+        guard directory >= 0 else { return false }
+        defer { _ = fs.close(directory) }
+        var removed = false
+        if !names.isEmpty {
+            let folder = fs.openat(directory, directoryName, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC, 0)
+            if folder >= 0 {
+                for name in names { _ = fs.unlinkat(folder, name, 0) }
+                removed = fs.unlinkat(directory, directoryName, AT_REMOVEDIR) == 0
+                // Deleted intents that come back after a power loss are folded again, which takes nothing more away:
+                // a plain flush, as the fold's.
+                if !removed { AtomicFile.flushDirectory(folder, .plain) }
+                _ = fs.close(folder)
+            }
+        }
+        AtomicFile.flushDirectory(directory)
+        return removed
     }
 
     private static func modificationSeconds(_ status: stat) -> Int {
