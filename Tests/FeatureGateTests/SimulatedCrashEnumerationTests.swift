@@ -240,6 +240,44 @@ import Testing
             "SimulatedCrashEnumerationTests: \(change), lock \(held ? "held" : "free"): \(steps.count - 1) durable steps (returned after \(run.returned), flushed after \(run.flushed)), \(explored) crash states explored"
         )
     }
+
+    /// The gate's flusher folds every intent of the directory into its one write, another process's flushed
+    /// take-away included, and then deletes them: no power loss at any step may keep a deletion and lose the state
+    /// that took the intent in, since that "no" was on the disk before the flush began.
+    @Test func aFlushPassNeverLosesAnotherProcesssFlushedTakeAway() async throws {
+        let disk = try await Self.prepared(for: .disable)
+        let process = disk.process()
+        let (privacy, consent) = FileSystem.$current.withValue(process) {
+            launchGateAndConsent(on: Self.data, policy: Self.policy)
+        }
+        _ = await consent.waitForLedgerVerification()
+        FileSystem.$current.withValue(process) { privacy.enableFeatures(.push) }
+        disk.syncEverything()
+        // Another process's disable of push, made durable as an intent (as behind a busy lock), before this one's.
+        try FileSystem.$current.withValue(disk.process()) {
+            let intent = TakeAwayIntent(stateFile: PrivacyDataDirectory.stateFileName, disable: .push)
+            _ = try IntentJournal.record(intent, in: Self.anchor)
+        }
+        disk.startRecording()
+        await Call.blocking { privacy.disableFeatures(.messageCenter) }.make(as: process)
+        let synchronized = await FileSystem.$current.withValue(process) { await privacy.synchronize() }
+        let steps = disk.stopRecording()
+        #expect(synchronized)
+        #expect(steps.count > 2, "\(steps.count - 1) durable steps")
+        var explored = 0
+        var failures: [String] = []
+        for (index, state) in steps.enumerated() {
+            for (label, crashed) in SimulatedDisk.crashStates(of: state) + [("killed", state)] {
+                explored += 1
+                let seen = await Self.start(on: SimulatedDisk(state: crashed))
+                if seen.push { failures.append("step \(index) of \(steps.count - 1), \(label): push on; \(seen)") }
+                if index == steps.count - 1 && seen.messageCenter {
+                    failures.append("after synchronize(), \(label): the disable is lost; \(seen)")
+                }
+            }
+        }
+        #expect(failures.count == 0, "\(failures.count) of \(explored) crash states: \(failures.prefix(4))")
+    }
 }
 
 /// The removal of a finished revocation's pending record, written with its data flushed and its rename left to the

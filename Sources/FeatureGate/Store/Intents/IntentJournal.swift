@@ -63,7 +63,7 @@ package enum IntentJournal {
     /// With `durability` ``AtomicFile/Durability/unflushed`` nothing is flushed: the intent is in the operating
     /// system's hands when the call returns (a kill of the process keeps it), not on the disk (a power loss may drop
     /// it, or tear it: a torn intent does not decode and is skipped, as one never acknowledged). That is the gate's
-    /// take-away on the caller's thread; its flusher then makes it durable (``removeCommitted(_:in:folderStays:)``).
+    /// take-away on the caller's thread; its flusher then makes it durable (``removeCommitted(_:in:)``).
     ///
     /// - Returns: Where a foreign entry found at ``directoryName`` was moved, if one was (to report it).
     /// - Throws: ``FileStoreError`` when it could not be written.
@@ -365,10 +365,11 @@ package enum IntentJournal {
     }
 
     /// Deletes the intents `names` of the directory `anchor`, which a save made under its lock has just folded into
-    /// the gate state (its data flushed, its rename not yet), removes the folder if that empties it, and flushes the
-    /// directory once: the state's rename and the folder's removal are made durable by the same flush, and once it
-    /// returns a power loss keeps both (before it, one may be lost: the intents' take-aways were not flushed). When the
-    /// folder stays (intents recorded since), the deletions are flushed with the folder. Called with the lock held.
+    /// the gate state (its data flushed, its rename not yet), and removes the folder if that empties it. The directory
+    /// is flushed first, so the state's rename is on the disk before any intent it took in is deleted: a power loss
+    /// can then never keep a deletion and lose the rename (which would lose a take-away another process had flushed).
+    /// The deletions themselves are left to a later flush (a plain one of the folder when it stays): intents that come
+    /// back after a power loss are folded again, which takes nothing more away. Called with the lock held.
     ///
     /// - Returns: Whether the folder was removed.
     @discardableResult
@@ -377,19 +378,14 @@ package enum IntentJournal {
         let directory = fs.open(anchor, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC, 0)
         guard directory >= 0 else { return false }
         defer { _ = fs.close(directory) }
-        var removed = false
-        if !names.isEmpty {
-            let folder = fs.openat(directory, directoryName, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC, 0)
-            if folder >= 0 {
-                for name in names { _ = fs.unlinkat(folder, name, 0) }
-                removed = fs.unlinkat(directory, directoryName, AT_REMOVEDIR) == 0
-                // Deleted intents that come back after a power loss are folded again, which takes nothing more away:
-                // a plain flush, as the fold's.
-                if !removed { AtomicFile.flushDirectory(folder, .plain) }
-                _ = fs.close(folder)
-            }
-        }
         AtomicFile.flushDirectory(directory)
+        guard !names.isEmpty else { return false }
+        let folder = fs.openat(directory, directoryName, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC, 0)
+        guard folder >= 0 else { return false }
+        defer { _ = fs.close(folder) }
+        for name in names { _ = fs.unlinkat(folder, name, 0) }
+        let removed = fs.unlinkat(directory, directoryName, AT_REMOVEDIR) == 0
+        if !removed { AtomicFile.flushDirectory(folder, .plain) }
         return removed
     }
 
