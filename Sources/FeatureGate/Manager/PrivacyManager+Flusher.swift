@@ -96,7 +96,7 @@ extension PrivacyManager {
 
     /// One pass: under the store's lock (waited for as long as it takes, on the flusher's thread), the intents of
     /// the directory and this process's unsaved change go into the gate state in one write (its data flushed), the
-    /// intents are deleted, and the directory is flushed once. Returns whether everything it took is durable, or
+    /// directory is flushed once, and then the intents are deleted. Returns whether everything it took is durable, or
     /// `nil` when the lock could not be taken (the simulated disk's lock, or an `flock` that failed).
     ///
     /// Intents it cannot fold into that one write (consent records, a kill-switch payload, another file's, a newer
