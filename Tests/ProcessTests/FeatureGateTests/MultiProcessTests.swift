@@ -177,6 +177,10 @@ import Darwin
                 child.process.waitUntilExit()
                 #expect(child.process.terminationReason == .uncaughtSignal, "seed \(seed), round \(round)")
             }
+            // A disable returns once its pending change is written (its flush follows off the caller's thread), so a
+            // child killed right after leaves it as an intent: the files hold it as every start reads them, with the
+            // intents folded in, as the lock's next holder folds them.
+            _ = AtomicFile.withLock(of: data.stateFile, waitingAtMost: .seconds(5)) {}
             let ledger = try FileConsentLedger(url: data.consentLedgerFile).load()
             let stored =
                 try FileFeatureStore(url: data.stateFile).load().map { try FeatureStateRecord(decoding: $0) }
