@@ -3,7 +3,8 @@ import Foundation
 // MARK: - Take-aways flushed off the caller's thread
 
 extension PrivacyManager {
-    /// The flusher's bookkeeping: how many passes were asked for and done, whether one runs, and who waits.
+    /// The flusher's bookkeeping (``State/flush``, under the manager's own lock: a lock of its own cost launch its
+    /// allocations): how many passes were asked for and done, whether one runs, and who waits.
     struct FlushQueue {
         var requested: UInt64 = 0
         var completed: UInt64 = 0
@@ -58,10 +59,10 @@ extension PrivacyManager {
     /// ticket, for ``synchronize()``.
     @discardableResult
     func requestFlush() -> UInt64 {
-        let (ticket, start) = flushQueue.withLock { queue -> (UInt64, Bool) in
-            queue.requested &+= 1
-            defer { queue.isRunning = true }
-            return (queue.requested, !queue.isRunning)
+        let (ticket, start) = state.withLock { state -> (UInt64, Bool) in
+            state.flush.requested &+= 1
+            defer { state.flush.isRunning = true }
+            return (state.flush.requested, !state.flush.isRunning)
         }
         if start { runFlushes(fileSystem: FileSystem.current) }
         return ticket
@@ -72,21 +73,20 @@ extension PrivacyManager {
     private func runFlushes(fileSystem: FileSystem?, after delay: Double = 0) {
         DispatchQueue.global(qos: .utility).asyncAfter(deadline: .now() + delay) { [weak self] in
             guard let self else { return }
-            let target = self.flushQueue.withLock { $0.requested }
+            let target = self.state.withLock { $0.flush.requested }
             guard let succeeded = FileSystem.$current.withValue(fileSystem, operation: { self.flushPass() })
             else {
                 // Another process kept the lock: the pass is tried again, the changes are in the intents meanwhile.
                 self.runFlushes(fileSystem: fileSystem, after: min(max(delay * 2, 0.01), 1))
                 return
             }
-            let (ready, again) = self.flushQueue.withLock {
-                queue -> ([CheckedContinuation<Bool, Never>], Bool) in
-                queue.completed = max(queue.completed, target)
-                queue.lastSucceeded = succeeded
-                let ready = queue.waiters.filter { $0.ticket <= target }.map(\.continuation)
-                queue.waiters.removeAll { $0.ticket <= target }
-                let again = queue.requested > target
-                if !again { queue.isRunning = false }
+            let (ready, again) = self.state.withLock { state -> ([CheckedContinuation<Bool, Never>], Bool) in
+                state.flush.completed = max(state.flush.completed, target)
+                state.flush.lastSucceeded = succeeded
+                let ready = state.flush.waiters.filter { $0.ticket <= target }.map(\.continuation)
+                state.flush.waiters.removeAll { $0.ticket <= target }
+                let again = state.flush.requested > target
+                if !again { state.flush.isRunning = false }
                 return (ready, again)
             }
             for continuation in ready { continuation.resume(returning: succeeded) }
@@ -208,17 +208,19 @@ extension PrivacyManager {
     ///   directory's lock; never blocks a thread while it waits.
     @discardableResult
     public func synchronize() async -> Bool {
-        let (pending, clean) = state.withLock { state in
-            (state.deferred != nil, !state.rules.isHoldingWrites && state.rules.record == state.saved)
+        let (pending, clean, running) = state.withLock { state in
+            (
+                state.deferred != nil, !state.rules.isHoldingWrites && state.rules.record == state.saved,
+                state.flush.isRunning
+            )
         }
-        let running = flushQueue.withLock { $0.isRunning }
         // Nothing deferred and no pass under way: every change was written on its caller's thread.
         guard pending || running else { return clean }
         let ticket = requestFlush()
         return await withCheckedContinuation { continuation in
-            let done = flushQueue.withLock { queue -> Bool? in
-                if queue.completed >= ticket { return queue.lastSucceeded }
-                queue.waiters.append((ticket, continuation))
+            let done = state.withLock { state -> Bool? in
+                if state.flush.completed >= ticket { return state.flush.lastSucceeded }
+                state.flush.waiters.append((ticket, continuation))
                 return nil
             }
             if let done { continuation.resume(returning: done) }

@@ -14,6 +14,8 @@ extension PrivacyManager {
         var deferred: TakeAwayIntent?
         /// How many take-aways were deferred so far: a flush pass clears `deferred` only when none came meanwhile.
         var deferrals: UInt64 = 0
+        /// The flusher of take-aways deferred off the caller's thread (`requestFlush`, `synchronize()`).
+        var flush = FlushQueue()
         /// How far into the consent ledger this process's consent changes reached (``FeatureStateRecord/ledgerLength``):
         /// saved with the next save.
         var ledgerLength: Int?

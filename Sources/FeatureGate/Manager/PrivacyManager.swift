@@ -93,8 +93,6 @@ public final class PrivacyManager: Sendable {
     let heldRetryScheduled = LockedValue(false)
     /// Whether a retry of a save that failed (a full or read-only disk) is scheduled (see `retryFailedSaveLater`).
     let failedSaveRetryScheduled = LockedValue(false)
-    /// The flusher of take-aways deferred off the caller's thread (`requestFlush`, `synchronize()`).
-    let flushQueue = LockedValue(FlushQueue())
 
     /// The configuration the manager started with.
     public let configuration: PrivacyConfiguration
