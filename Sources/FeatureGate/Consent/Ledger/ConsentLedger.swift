@@ -45,6 +45,9 @@ extension ConsentLedger {
     /// Reads the trail folded: from `snapshot` on when the ledger continues from a point, otherwise by folding the
     /// whole trail ``load()`` reads (with no `appended`).
     package func readTrail(after snapshot: ConsentLedgerSnapshot?) throws -> ConsentLedgerReading {
+        // The file ledger first: a cast to a type compares its metadata, a cast to a protocol looks the conformance up
+        // (4 allocations at every launch).
+        if let file = self as? FileConsentLedger { return try file.readTrail(after: snapshot) }
         if let continuing = self as? any ConsentLedgerContinuing { return try continuing.readTrail(after: snapshot) }
         return ConsentLedgerReading(snapshot: ConsentLedgerSnapshot(trail: ConsentTrail(try load())), appended: nil)
     }
@@ -53,6 +56,7 @@ extension ConsentLedger {
     /// ``append(_:)`` and returns `nil`.
     package func append(_ record: ConsentRecord, after snapshot: ConsentLedgerSnapshot?) throws -> ConsentLedgerReading?
     {
+        if let file = self as? FileConsentLedger { return try file.append(record, after: snapshot) }
         if let continuing = self as? any ConsentLedgerContinuing {
             return try continuing.append(record, after: snapshot)
         }
