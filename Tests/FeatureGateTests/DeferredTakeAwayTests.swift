@@ -106,6 +106,26 @@ import Testing
         #expect(diagnostics.all.isEmpty, "\(diagnostics.all)")
     }
 
+    /// An enable behind another process's lock, after a disable of the same flag still pending: the enable is held,
+    /// and the held write is merged over the store once the pending disable is folded into it. The enable is the last
+    /// call, so it wins, in memory, in the store and for a fresh start (it was lost while the held change was measured
+    /// from what was saved, not from what the store holds once the pending disable is folded).
+    @Test func anEnableHeldBehindABusyLockAfterAPendingDisableIsKept() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let (data, privacy) = await Self.prepared(directory)
+        let release = IntentFolderTests.holdLock(of: data)
+        privacy.disableFeatures(.messageCenter)
+        privacy.enableFeatures(.messageCenter)
+        #expect(privacy.isEnabled(.messageCenter))
+        release()
+        #expect(await privacy.synchronize())
+        #expect(eventually { !privacy.isHoldingWrites })
+        #expect(privacy.isEnabled(.messageCenter))
+        #expect(try Self.stored(in: data).enabledFeatures.contains(.messageCenter))
+        #expect(Self.restarted(on: data).contains(.messageCenter))
+    }
+
     /// Many threads disabling and enabling flags at once, thousands of calls: the store ends as memory does, and
     /// every intent is folded.
     @Test func concurrentTakeAwaysAndEnablesEndAsMemoryDoes() async throws {

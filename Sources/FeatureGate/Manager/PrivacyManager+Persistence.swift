@@ -38,7 +38,7 @@ extension PrivacyManager {
         let outcome = state.withLock { state -> (PrivacyManagerDiagnostic?, Bool) in
             guard !state.rules.isHoldingWrites else { return (nil, false) }
             // Held as an unreadable store's writes are: merged over the record when the lock is free again.
-            state.rules.holdWrites(unsavedSince: state.saved)
+            state.rules.holdWrites(unsavedSince: state.base)
             return (.storeBusyWritesHeld(store: String(describing: store), error: Self.busyError), publish(&state))
         }
         // What the held change takes away is on disk before the call returns, without the lock.
