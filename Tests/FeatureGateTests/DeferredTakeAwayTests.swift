@@ -126,6 +126,126 @@ import Testing
         #expect(Self.restarted(on: data).contains(.messageCenter))
     }
 
+    /// A reload landing while an enable waits for the lock, after a disable of the same flag that another process's
+    /// holder already folded into the record: the record says off, memory on, and what was saved on (the disable
+    /// pending). The reload keeps the enable, the last call, and the store ends with it. The enable's wait is paused
+    /// (its `dup` of the lock's descriptor, made without the manager's lock) while the reload runs, so the order is
+    /// fixed, not a matter of timing.
+    @Test func aReloadWhileAnEnableWaitsForTheLockKeepsTheEnable() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let (data, privacy) = await Self.prepared(directory)
+        let anchor = data.url.path(percentEncoded: false)
+        let release = IntentFolderTests.holdLock(of: data)
+        privacy.disableFeatures(.messageCenter)
+        // Another process's holder: it folds the pending disable into the record and deletes the intent.
+        var folded = try Self.stored(in: data)
+        folded.enabledFeatures.subtract(.messageCenter)
+        folded.decidedFeatures.formUnion(.messageCenter)
+        try folded.encoded().write(to: data.stateFile, options: .atomic)
+        try FileManager.default.removeItem(atPath: anchor + "/" + IntentJournal.directoryName)
+        #expect(!(try Self.stored(in: data).enabledFeatures.contains(.messageCenter)))
+        let waiting = DispatchSemaphore(value: 0)
+        let resume = DispatchSemaphore(value: 0)
+        let system = FileSystem.system
+        let paused = LockedValue(false)
+        let pausing = FileSystem(
+            open: system.open, openat: system.openat, close: system.close,
+            dup: { fd in
+                if !paused.withLock({ paused -> Bool in
+                    defer { paused = true }
+                    return paused
+                }) {
+                    waiting.signal()
+                    resume.wait()
+                }
+                return system.dup(fd)
+            },
+            read: system.read, pread: system.pread, write: system.write, truncate: system.truncate,
+            sync: system.sync, renameat: system.renameat, unlinkat: system.unlinkat, mkdir: system.mkdir,
+            mkdirat: system.mkdirat, fstat: system.fstat, fstatat: system.fstatat, lstat: system.lstat,
+            fchmodat: system.fchmodat, flock: system.flock, entries: system.entries)
+        let enabled = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            FileSystem.$current.withValue(pausing) { privacy.enableFeatures(.messageCenter) }
+            enabled.signal()
+        }
+        waiting.wait()
+        #expect(privacy.isEnabled(.messageCenter))
+        privacy.reloadStoredState()
+        #expect(privacy.isEnabled(.messageCenter), "the reload took the folded disable over the later enable")
+        resume.signal()
+        enabled.wait()
+        release()
+        #expect(await privacy.synchronize())
+        #expect(eventually { !privacy.isHoldingWrites })
+        #expect(privacy.isEnabled(.messageCenter))
+        #expect(try Self.stored(in: data).enabledFeatures.contains(.messageCenter))
+        #expect(Self.restarted(on: data).contains(.messageCenter))
+    }
+
+    /// A reload landing while the flusher's pass is between its write and its bookkeeping (paused at its directory's
+    /// flush) takes another process's enable of push from the record the pass wrote. That process then disables push
+    /// again; this process's next save must not read the push it took by the reload as a change of its own and switch
+    /// push back on.
+    @Test func aReloadDuringAFlushPassIsNotTakenForThisProcesssChange() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let (data, privacy) = await Self.prepared(directory)
+        privacy.disableFeatures(.push)
+        #expect(await privacy.synchronize())
+        // Another process enables push.
+        func otherProcess(sets push: Bool) throws {
+            var record = try Self.stored(in: data)
+            if push { record.enabledFeatures.formUnion(.push) } else { record.enabledFeatures.subtract(.push) }
+            try record.encoded().write(to: data.stateFile, options: .atomic)
+        }
+        try otherProcess(sets: true)
+        let flushing = DispatchSemaphore(value: 0)
+        let resume = DispatchSemaphore(value: 0)
+        let system = FileSystem.system
+        let paused = LockedValue(false)
+        let callerMark = "DeferredTakeAwayTests.caller"
+        let pausing = FileSystem(
+            open: system.open, openat: system.openat, close: system.close, dup: system.dup, read: system.read,
+            pread: system.pread, write: system.write, truncate: system.truncate,
+            sync: { fd, durability in
+                var status = stat()
+                // The flusher's, not the caller's thread (which flushes the intents' folder it creates).
+                let isDirectory =
+                    system.fstat(fd, &status) == 0 && status.st_mode & S_IFMT == S_IFDIR
+                    && Thread.current.threadDictionary[callerMark] == nil
+                let first = paused.withLock { paused -> Bool in
+                    defer { paused = paused || isDirectory }
+                    return isDirectory && !paused
+                }
+                if first {
+                    flushing.signal()
+                    resume.wait()
+                }
+                return system.sync(fd, durability)
+            },
+            renameat: system.renameat, unlinkat: system.unlinkat, mkdir: system.mkdir, mkdirat: system.mkdirat,
+            fstat: system.fstat, fstatat: system.fstatat, lstat: system.lstat, fchmodat: system.fchmodat,
+            flock: system.flock, entries: system.entries)
+        FileSystem.$current.withValue(pausing) {
+            Thread.current.threadDictionary[callerMark] = true
+            defer { Thread.current.threadDictionary.removeObject(forKey: callerMark) }
+            privacy.disableFeatures(.messageCenter)
+        }
+        flushing.wait()
+        privacy.reloadStoredState()
+        #expect(privacy.isEnabled(.push))
+        // The other process disables push again (as soon as the pass lets the lock go; written now, for a fixed order).
+        try otherProcess(sets: false)
+        resume.signal()
+        #expect(await privacy.synchronize())
+        privacy.enableFeatures(.analytics)
+        #expect(!(try Self.stored(in: data).enabledFeatures.contains(.push)), "push switched back on")
+        #expect(!Self.restarted(on: data).contains(.push))
+        #expect(!(try Self.stored(in: data).enabledFeatures.contains(.messageCenter)))
+    }
+
     /// Many threads disabling and enabling flags at once, thousands of calls: the store ends as memory does, and
     /// every intent is folded.
     @Test func concurrentTakeAwaysAndEnablesEndAsMemoryDoes() async throws {

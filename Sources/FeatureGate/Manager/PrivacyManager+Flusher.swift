@@ -111,8 +111,8 @@ extension PrivacyManager {
             () -> (Bool, [PrivacyManagerDiagnostic]) in
             let snapshot = state.withLock { state in
                 (
-                    holding: state.rules.isHoldingWrites, base: state.base, after: state.rules.record,
-                    ledgerLength: state.ledgerLength, deferrals: state.deferrals
+                    holding: state.rules.isHoldingWrites, saved: state.saved, base: state.base,
+                    after: state.rules.record, ledgerLength: state.ledgerLength, deferrals: state.deferrals
                 )
             }
             let pending = IntentJournal.pendingFiles(in: anchor).files
@@ -158,7 +158,12 @@ extension PrivacyManager {
             }
             if wrote || !pending.isEmpty { IntentJournal.removeCommitted(pending.map(\.name), in: anchor) }
             state.withLock { state in
-                state.saved = snapshot.after
+                // A reload while the write ran (it reads without the store's lock) took the record it found as
+                // `saved` and merged it into memory: this pass's change goes over that, not in its place, or what the
+                // reload took from other processes would read as this process's change at its next save.
+                state.saved =
+                    state.saved == snapshot.saved
+                    ? snapshot.after : state.saved.merging(changeFrom: snapshot.base, to: snapshot.after)
                 if state.deferrals == snapshot.deferrals { state.deferred = nil }
                 if let owed { state.owedPurges = owed }
             }

@@ -131,7 +131,12 @@ extension PrivacyManager {
         state.ledgerLength = Self.later(state.ledgerLength, stored.ledgerLength)
         state.owedPurges = stored.purgeOwedFeatures
         guard known != state.saved else { return nil }
-        state.rules.adopt(stored.merging(changeFrom: state.saved, to: state.rules.record))
+        // This process's take-aways still pending (``State/deferred``) are the store's once folded, whether the record
+        // read took them in yet or not; this process's own change is measured from there (``State/base``), as its
+        // saves measure it. From `saved` instead, an enable made after a pending disable of the same flag read as no
+        // change, and the record's "off" replaced it.
+        let current = state.deferred.map { $0.applied(to: stored) } ?? stored
+        state.rules.adopt(current.merging(changeFrom: state.base, to: state.rules.record))
         state.saved = known
         return nil
     }
