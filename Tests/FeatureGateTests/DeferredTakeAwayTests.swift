@@ -246,6 +246,32 @@ import Testing
         #expect(!(try Self.stored(in: data).enabledFeatures.contains(.messageCenter)))
     }
 
+    /// Another gate watching the directory sees a pending disable as soon as it is written, while a third holder
+    /// keeps the lock and nothing folds it: the watch follows the intents' folder, and a reload reads it as a start
+    /// does. Before, it saw the disable only once the lock's next holder folded it.
+    @Test func aWatchingGateSeesAPendingDisableBeforeItIsFolded() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let (data, privacy) = await Self.prepared(directory)
+        let other = PrivacyManager(
+            configuration: PrivacyConfiguration(enabledFeatures: []), store: FileFeatureStore(url: data.stateFile))
+        let watching = try other.watchForChangesFromOtherProcesses(in: data)
+        defer { watching.cancel() }
+        #expect(other.isEnabled(.messageCenter))
+        let release = IntentFolderTests.holdLock(of: data)
+        privacy.disableFeatures(.messageCenter)
+        #expect(eventually { !other.isEnabled(.messageCenter) }, "the watching gate kept the pending disable's flag on")
+        #expect(other.isEnabled(.push))
+        // Its own change meanwhile keeps the pending disable (the change is measured from the record with it).
+        other.enableFeatures(.analytics)
+        release()
+        #expect(await privacy.synchronize())
+        #expect(eventually { other.isEnabled(.analytics) && !other.isHoldingWrites })
+        #expect(!other.isEnabled(.messageCenter))
+        #expect(!(try Self.stored(in: data).enabledFeatures.contains(.messageCenter)))
+        #expect(Self.restarted(on: data) == [.push, .analytics])
+    }
+
     /// Many threads disabling and enabling flags at once, thousands of calls: the store ends as memory does, and
     /// every intent is folded.
     @Test func concurrentTakeAwaysAndEnablesEndAsMemoryDoes() async throws {

@@ -105,11 +105,13 @@ extension PrivacyManager {
         if outcome.1 { deliverPending() }
     }
 
-    /// Takes the record another process saved, with this process's unsaved change merged over it. Called under the
-    /// lock; reads without the store's lock (a save replaces the record in one rename).
+    /// Takes the record another process saved, with the take-aways still pending beside it (intents: another
+    /// process's deferred or held "no", folded by the lock's next holder) and this process's unsaved change merged
+    /// over it. Called under the lock; reads without the store's lock (a save replaces the record in one rename, an
+    /// intent is renamed into its folder).
     private func reloadRecord(_ state: inout State) -> PrivacyManagerDiagnostic? {
         let storeName = String(describing: store)
-        let stored: FeatureStateRecord
+        var stored: FeatureStateRecord
         do {
             // Removed (a process's `remove()`): nothing to take; this process's record is saved with its next change.
             guard let data = try store.load() else { return nil }
@@ -122,6 +124,10 @@ extension PrivacyManager {
         } catch {
             return .loadFailed(store: storeName, error: error)
         }
+        let owed = stored.purgeOwedFeatures
+        // What every start reads: the record with the pending take-aways over it. Another running process's "no"
+        // applies here as soon as its intent is written, not once a holder of the lock folds it.
+        stored = Self.pendingIntents(for: store).intents.reduce(stored) { $1.applied(to: $0) }
         // As this process knows it: what it saves is compared with this, and must not read as taking away the flags
         // its catalog lacks or a revocation it does not hold in its rules.
         let known = FeatureStateRecord(
@@ -129,12 +135,12 @@ extension PrivacyManager {
             decidedFeatures: catalog.mask(stored.decidedFeatures),
             deniedConsentCategories: stored.deniedConsentCategories)
         state.ledgerLength = Self.later(state.ledgerLength, stored.ledgerLength)
-        state.owedPurges = stored.purgeOwedFeatures
+        state.owedPurges = owed
         guard known != state.saved else { return nil }
-        // This process's take-aways still pending (``State/deferred``) are the store's once folded, whether the record
-        // read took them in yet or not; this process's own change is measured from there (``State/base``), as its
-        // saves measure it. From `saved` instead, an enable made after a pending disable of the same flag read as no
-        // change, and the record's "off" replaced it.
+        // This process's own pending take-aways (``State/deferred``) again, should its intents not be readable; its
+        // change is measured from what the store holds with them (``State/base``), as its saves measure it. From
+        // `saved` instead, an enable made after a pending disable of the same flag read as no change, and the
+        // record's "off" replaced it.
         let current = state.deferred.map { $0.applied(to: stored) } ?? stored
         state.rules.adopt(current.merging(changeFrom: state.base, to: state.rules.record))
         state.saved = known

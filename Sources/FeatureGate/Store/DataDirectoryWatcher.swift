@@ -20,10 +20,12 @@ package struct DataDirectoryChange: OptionSet, Sendable, Hashable {
     package static let all: DataDirectoryChange = [.state, .ledger, .remoteLayer]
 
     /// The change a write of the file `name` in the directory makes, or `[]` for a file that is not FeatureGate's
-    /// (the lock file, a temporary file, an SDK's subdirectory).
+    /// (the lock file, a temporary file, an SDK's subdirectory). The intents' folder counts as the state.
     package init(fileName name: String) {
         switch name {
-        case PrivacyDataDirectory.stateFileName: self = .state
+        // The intents' folder, created with the first pending take-away since it was last emptied: another
+        // process's "no" a reload of the state reads at once (``IntentJournal``).
+        case PrivacyDataDirectory.stateFileName, IntentJournal.directoryName: self = .state
         case PrivacyDataDirectory.consentLedgerFileName: self = .ledger
         case PrivacyDataDirectory.remoteLayerFileName: self = .remoteLayer
         default: self = []
