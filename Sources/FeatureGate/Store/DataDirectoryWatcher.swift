@@ -59,7 +59,8 @@ package protocol DataDirectoryWatcher: Sendable {
 /// On Linux it watches the directory for a file written and closed, renamed into it or deleted (the gate's state
 /// and the remote layer are renamed into place, the ledger is appended to and closed). On Apple platforms a
 /// dispatch source on the directory sees files renamed into or deleted from it, and one on the ledger sees appends.
-/// Until the directory exists, its parent is watched for its creation.
+/// On both, the pending changes' folder is watched while it exists: a take-away renamed into it is a change of the
+/// state. Until the directory exists, its parent is watched for its creation.
 package struct SystemDataDirectoryWatcher: DataDirectoryWatcher {
     /// Creates a watcher. Touches nothing.
     package init() {}

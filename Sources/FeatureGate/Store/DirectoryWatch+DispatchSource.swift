@@ -4,13 +4,15 @@ import Foundation
 #if canImport(Darwin)
 
 /// Dispatch sources: one on the directory (entries renamed in, created or deleted), one on the ledger (appends),
-/// one on the parent while the directory does not exist. Touched only on the serial queue.
+/// one on the intents' folder while it exists (pending changes renamed in), one on the parent while the directory
+/// does not exist. Touched only on the serial queue.
 final class DirectoryWatch: @unchecked Sendable {
     private let handler: WatchHandler
     private let queue = DispatchQueue(label: "FeatureGate.DataDirectoryWatcher")
     private var directorySource: (any DispatchSourceFileSystemObject)?
     private var ledgerSource: (any DispatchSourceFileSystemObject)?
     private var parentSource: (any DispatchSourceFileSystemObject)?
+    private var intentsSource: (any DispatchSourceFileSystemObject)?
     private var isCancelled = false
 
     init(
@@ -25,7 +27,7 @@ final class DirectoryWatch: @unchecked Sendable {
         handler.cancel()
         queue.async { [self] in
             isCancelled = true
-            for source in [directorySource, ledgerSource, parentSource] { source?.cancel() }
+            for source in [directorySource, ledgerSource, parentSource, intentsSource] { source?.cancel() }
         }
     }
 
@@ -77,6 +79,18 @@ final class DirectoryWatch: @unchecked Sendable {
                 handler.report(.ledger)
             }
         }
+        // Armed before the directory's change that created the folder is reported: the reload that follows lists
+        // what arrived before, the source sees what arrives after.
+        if directorySource != nil && intentsSource == nil {
+            let intentsPath = handler.directoryPath + "/" + IntentJournal.directoryName
+            intentsSource = source(intentsPath, [.write, .delete, .rename]) { [unowned self] events in
+                if !events.isDisjoint(with: [.delete, .rename]) {
+                    intentsSource?.cancel()
+                    intentsSource = nil
+                }
+                handler.report(.state)
+            }
+        }
     }
 
     /// Opens the directory's source if it is not open and the directory exists. On the queue.
@@ -88,6 +102,8 @@ final class DirectoryWatch: @unchecked Sendable {
                 directorySource = nil
                 ledgerSource?.cancel()
                 ledgerSource = nil
+                intentsSource?.cancel()
+                intentsSource = nil
             }
             try? arm()
             handler.report(.all)

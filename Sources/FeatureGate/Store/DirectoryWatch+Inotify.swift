@@ -10,6 +10,8 @@ final class DirectoryWatch: @unchecked Sendable {
     private static let fileEvents = UInt32(
         IN_CLOSE_WRITE | IN_MOVED_TO | IN_DELETE | IN_CREATE | IN_MOVE_SELF | IN_DELETE_SELF)
     private static let directoryEvents = UInt32(IN_CREATE | IN_MOVED_TO) | UInt32(IN_ONLYDIR)
+    /// The pending changes renamed into the intents' folder (never through a link at its name).
+    private static let intentEvents = UInt32(IN_MOVED_TO) | UInt32(IN_ONLYDIR) | UInt32(IN_DONT_FOLLOW)
 
     private let handler: WatchHandler
     private let queue = DispatchQueue(label: "FeatureGate.DataDirectoryWatcher")
@@ -17,6 +19,9 @@ final class DirectoryWatch: @unchecked Sendable {
     private let source: any DispatchSourceRead
     private var directoryWatch: Int32 = -1
     private var parentWatch: Int32 = -1
+    /// The intents' folder (``IntentJournal/directoryName``), while it exists: a pending change renamed into it is a
+    /// change of the state (a reload reads it over the record).
+    private var intentsWatch: Int32 = -1
 
     init(
         directory: PrivacyDataDirectory, handler: @escaping @Sendable (DataDirectoryChange) -> Void
@@ -51,6 +56,7 @@ final class DirectoryWatch: @unchecked Sendable {
         if directoryWatch >= 0 {
             if parentWatch >= 0 { inotify_rm_watch(descriptor, parentWatch) }
             parentWatch = -1
+            armIntents()
             return
         }
         guard errno == ENOENT || errno == ENOTDIR else {
@@ -64,7 +70,17 @@ final class DirectoryWatch: @unchecked Sendable {
         if directoryWatch >= 0 {
             inotify_rm_watch(descriptor, parentWatch)
             parentWatch = -1
+            armIntents()
         }
+    }
+
+    /// Watches the intents' folder if it exists and is not watched yet. On the queue. Called before the change that
+    /// made it is reported, so the reload that follows lists what arrived before the watch, and the watch sees what
+    /// arrives after.
+    private func armIntents() {
+        guard intentsWatch < 0 else { return }
+        intentsWatch = inotify_add_watch(
+            descriptor, handler.directoryPath + "/" + IntentJournal.directoryName, Self.intentEvents)
     }
 
     /// Reads every queued event and reports what changed, once. On the queue.
@@ -94,7 +110,12 @@ final class DirectoryWatch: @unchecked Sendable {
                     directoryWatch = -1
                     rearm = true
                     change = .all
+                } else if watch == intentsWatch {
+                    // The folder went away (folded and emptied): watched again when it is created again.
+                    if mask & UInt32(IN_IGNORED) != 0 { intentsWatch = -1 }
+                    change.formUnion(.state)
                 } else if watch == directoryWatch {
+                    if name == IntentJournal.directoryName { armIntents() }
                     change.formUnion(DataDirectoryChange(fileName: name))
                 } else if watch == parentWatch && name == handler.directoryName {
                     rearm = true
