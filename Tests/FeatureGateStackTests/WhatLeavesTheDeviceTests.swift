@@ -73,7 +73,8 @@ private struct Element {
         try await wired.stack.consent.setStatus(.granted, for: .analytics, source: .user)
         try wired.events.track(Tap(button: "buy"))
         try wired.events.track(Tap(button: "pay"))
-        #expect(await wired.events.flush().backends.map(\.result) == [.delivered])
+        let flushed = await wired.events.flush()
+        #expect(flushed.backends.map(\.result) == [.delivered], "\(flushed)")
         let report = await wired.stack.revokeAll(erasure: wired.erasure)
 
         let requests = server.requests
@@ -101,7 +102,8 @@ private struct Element {
         try wired.events.track(Tap(button: "4"))
         // Nothing was uploaded before the flush: what each element carries was taken when it was tracked.
         #expect(server.requests.isEmpty)
-        #expect(await wired.events.flush().backends.map(\.result) == [.delivered])
+        let flushed = await wired.events.flush()
+        #expect(flushed.backends.map(\.result) == [.delivered], "\(flushed)")
 
         let elements = try Element.all(in: try #require(server.requests.first))
         let granted = ["analytics": true]
