@@ -208,7 +208,7 @@ extension PrivacyManager {
     ///
     /// - Returns: `true` when everything made before the call is flushed (also when there was nothing to flush: a
     ///   store that is not a file writes on the caller's thread); `false` when a write failed or is held (a full or
-    ///   read-only disk, a store that cannot be read): the ``diagnosticHandler`` was told why, and the write is
+    ///   read-only disk, a store that cannot be read): the diagnostic handler was told why, and the write is
     ///   retried in the background while the process lives. Waits as long as another process holds the data
     ///   directory's lock; never blocks a thread while it waits.
     @discardableResult
