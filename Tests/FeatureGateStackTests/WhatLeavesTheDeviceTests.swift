@@ -62,6 +62,26 @@ private struct Element {
         }
 
         func cleanUp() { try? FileManager.default.removeItem(at: directory) }
+
+        /// Flushes until the batch is delivered (at most 5 flushes), and returns the last report. A flush whose
+        /// deadline (30 s) passed keeps its batch for the next flush, and sends the same bytes again: in a full
+        /// sanitizer run, the suite's CPU-bound tests kept the shared pool busy for longer than that, and one flush
+        /// came back `cancelled` with nothing wrong in what it sent.
+        func flushUntilDelivered() async -> FlushReport {
+            var report = await events.flush()
+            for _ in 1..<5 where report.backends.map(\.result) != [.delivered] {
+                report = await events.flush()
+            }
+            return report
+        }
+
+        /// The stack's revoke-all with a patient deadline (2 minutes a step, not 2 s), for the same reason: what is
+        /// checked is what it sends, not how soon.
+        func revokeAll() async -> RevocationReport {
+            await ConsentRevocation(
+                consent: stack.consent, runtime: stack.runtime, identifier: stack.identifier, deadline: .seconds(120)
+            ).revokeAll(erasure: erasure)
+        }
     }
 
     @Test func everyElementNamesTheIdentifierTheErasureNames() async throws {
@@ -73,18 +93,22 @@ private struct Element {
         try await wired.stack.consent.setStatus(.granted, for: .analytics, source: .user)
         try wired.events.track(Tap(button: "buy"))
         try wired.events.track(Tap(button: "pay"))
-        let flushed = await wired.events.flush()
+        let flushed = await wired.flushUntilDelivered()
         #expect(flushed.backends.map(\.result) == [.delivered], "\(flushed)")
-        let report = await wired.stack.revokeAll(erasure: wired.erasure)
+        let report = await wired.revokeAll()
 
+        // The upload (sent again, the same bytes, if a flush's deadline passed), then the erasure.
         let requests = server.requests
-        try #require(requests.count == 2)
+        try #require(requests.count >= 2)
+        let uploads = requests.dropLast()
+        #expect(uploads.allSatisfy { $0.method == "POST" && $0.body == requests[0].body })
         let elements = try Element.all(in: requests[0])
         #expect(elements.map(\.button) == [nil, "buy", "pay"])
         let anonymousId = try #require(elements.first?.anonymousId)
         #expect(UUID(uuidString: anonymousId) != nil)
         #expect(elements.allSatisfy { $0.anonymousId == anonymousId })
-        #expect(requests[1].method == "DELETE" && requests[1].path == "/u/\(anonymousId)")
+        let erasure = try #require(requests.last)
+        #expect(erasure.method == "DELETE" && erasure.path == "/u/\(anonymousId)")
         #expect(report.erasure.wasSent && report.isComplete)
     }
 
@@ -102,7 +126,7 @@ private struct Element {
         try wired.events.track(Tap(button: "4"))
         // Nothing was uploaded before the flush: what each element carries was taken when it was tracked.
         #expect(server.requests.isEmpty)
-        let flushed = await wired.events.flush()
+        let flushed = await wired.flushUntilDelivered()
         #expect(flushed.backends.map(\.result) == [.delivered], "\(flushed)")
 
         let elements = try Element.all(in: try #require(server.requests.first))
@@ -118,7 +142,7 @@ private struct Element {
 
         wired.events.userId = "user-7"
         try wired.events.track(Tap(button: "5"))
-        _ = await wired.events.flush()
+        _ = await wired.flushUntilDelivered()
         let second = try JSONSerialization.jsonObject(with: try #require(server.requests.last).body) as? [[String: Any]]
         #expect(second?.first?["userId"] as? String == "user-7")
     }
@@ -134,7 +158,7 @@ private struct Element {
         #expect(wired.events.bufferedCount == 0, "the refusal queued nothing and purged the rest")
         try await wired.stack.consent.setStatus(.granted, for: .analytics, source: .user)
         try wired.events.track(Tap(button: "after"))
-        _ = await wired.events.flush()
+        _ = await wired.flushUntilDelivered()
 
         let elements = try Element.all(in: try #require(server.requests.first))
         #expect(elements.map(\.type) == ["consentPreferenceUpdated", nil])
@@ -155,7 +179,7 @@ private struct Element {
         // Nothing decided, so no `consent` (never an empty object).
         wired.stack.privacy.enableFeatures(.analytics)
         try wired.events.track(Tap(button: "1"))
-        _ = await wired.events.flush()
+        _ = await wired.flushUntilDelivered()
         let elements = try Element.all(in: try #require(server.requests.first))
         #expect(elements.map(\.keys) == [["id", "anonymousId", "event"]])
     }
@@ -172,11 +196,8 @@ private struct Element {
 
         // Flushed until delivered: the stack's buffer retries within a flush (after 1 s, RetryPolicy.standard) and
         // keeps a batch that failed for the next flush, so however the attempts fall, the batch is sent again.
-        var delivered = false
-        for _ in 0..<5 where !delivered {
-            delivered = await wired.events.flush().backends.map(\.result) == [.delivered]
-        }
-        #expect(delivered)
+        let delivered = await wired.flushUntilDelivered()
+        #expect(delivered.backends.map(\.result) == [.delivered], "\(delivered)")
 
         let requests = server.requests
         try #require(requests.count >= 2)

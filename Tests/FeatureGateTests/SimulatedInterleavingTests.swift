@@ -279,27 +279,29 @@ import Testing
     static let only = ProcessInfo.processInfo.environment["INTERLEAVING_ONLY"]
 
     @Test func everyInterleavingOfADenialAndAnEnableKeepsTheDenial() async throws {
-        let pair = Pair(takeAway: .denial, giving: .enableOfPush)
-        let prepared = try await Crashes.prepared(for: pair.preparedFor).snapshot
-        let before = await Crashes.start(on: SimulatedDisk(state: prepared))
-        let alone = await Self.stepsAlone(pair, from: prepared)
-        let (stepsA, stepsB) = (alone[Self.a]!.steps, alone[Self.b]!.steps)
-        #expect(stepsA > 0 && stepsB > 0, "A made \(stepsA) steps, B \(stepsB)")
-        let schedules = Self.schedules(switchesOfA: Array(0...stepsA), switchesOfB: Array(0...stepsB))
-        var findings = Findings()
-        for (label, segments) in schedules where Self.only == nil || label == Self.only {
-            let schedule = Schedule(label, segments)
-            let disk = await Self.run(pair, from: prepared, schedule)
-            await findings.checkEveryLoss(
-                of: disk.snapshot, "schedule \(label)", pair: pair, before: before, returned: schedule.returned)
+        try await onAThreadOfItsOwn {
+            let pair = Pair(takeAway: .denial, giving: .enableOfPush)
+            let prepared = try await Crashes.prepared(for: pair.preparedFor).snapshot
+            let before = await Crashes.start(on: SimulatedDisk(state: prepared))
+            let alone = await Self.stepsAlone(pair, from: prepared)
+            let (stepsA, stepsB) = (alone[Self.a]!.steps, alone[Self.b]!.steps)
+            #expect(stepsA > 0 && stepsB > 0, "A made \(stepsA) steps, B \(stepsB)")
+            let schedules = Self.schedules(switchesOfA: Array(0...stepsA), switchesOfB: Array(0...stepsB))
+            var findings = Findings()
+            for (label, segments) in schedules where Self.only == nil || label == Self.only {
+                let schedule = Schedule(label, segments)
+                let disk = await Self.run(pair, from: prepared, schedule)
+                await findings.checkEveryLoss(
+                    of: disk.snapshot, "schedule \(label)", pair: pair, before: before, returned: schedule.returned)
+            }
+            #expect(
+                findings.failures.isEmpty,
+                "\(findings.failures.count) of \(findings.explored) states: \(findings.failures.prefix(8))")
+            print(
+                "SimulatedInterleavingTests: \(pair.testDescription), every switch point: A \(stepsA) steps, B \(stepsB) "
+                    + "steps: \(schedules.count) interleavings, \(findings.checked) states checked, \(findings.explored) "
+                    + "distinct states started on")
         }
-        #expect(
-            findings.failures.isEmpty,
-            "\(findings.failures.count) of \(findings.explored) states: \(findings.failures.prefix(8))")
-        print(
-            "SimulatedInterleavingTests: \(pair.testDescription), every switch point: A \(stepsA) steps, B \(stepsB) "
-                + "steps: \(schedules.count) interleavings, \(findings.checked) states checked, \(findings.explored) "
-                + "distinct states started on")
     }
 
     /// Every schedule whose switches come just before a durable step (the disk after it, in every power-loss state),
@@ -307,56 +309,59 @@ import Testing
     /// to finish, every power-loss state after.
     @Test(arguments: pairs)
     func aKillInsideAnInterleavingKeepsTheAcknowledgedTakeAway(pair: Pair) async throws {
-        let prepared = try await Crashes.prepared(for: pair.preparedFor).snapshot
-        let before = await Crashes.start(on: SimulatedDisk(state: prepared))
-        let alone = await Self.stepsAlone(pair, from: prepared)
-        let schedules = Self.schedules(
-            switchesOfA: alone[Self.a]!.beforeDurable, switchesOfB: alone[Self.b]!.beforeDurable)
-        var findings = Findings()
-        // The disk after each durable step, and at each schedule's end, by the steps that led there.
-        var points: [String: Schedule.Point] = [:]
-        var ends: [String: Schedule.Point] = [:]
-        for (label, segments) in schedules where Self.only == nil || label == Self.only {
-            let schedule = Schedule(label, segments)
-            let disk = await Self.run(pair, from: prepared, schedule)
-            let made = schedule.points
-            for point in made where points[point.trace] == nil { points[point.trace] = point }
-            let trace = made.last?.trace ?? ""
-            if ends[trace] == nil {
-                ends[trace] = Schedule.Point(
-                    schedule: label, process: 0, trace: trace, returned: schedule.returned, state: disk.snapshot)
+        try await onAThreadOfItsOwn {
+            let prepared = try await Crashes.prepared(for: pair.preparedFor).snapshot
+            let before = await Crashes.start(on: SimulatedDisk(state: prepared))
+            let alone = await Self.stepsAlone(pair, from: prepared)
+            let schedules = Self.schedules(
+                switchesOfA: alone[Self.a]!.beforeDurable, switchesOfB: alone[Self.b]!.beforeDurable)
+            var findings = Findings()
+            // The disk after each durable step, and at each schedule's end, by the steps that led there.
+            var points: [String: Schedule.Point] = [:]
+            var ends: [String: Schedule.Point] = [:]
+            for (label, segments) in schedules where Self.only == nil || label == Self.only {
+                let schedule = Schedule(label, segments)
+                let disk = await Self.run(pair, from: prepared, schedule)
+                let made = schedule.points
+                for point in made where points[point.trace] == nil { points[point.trace] = point }
+                let trace = made.last?.trace ?? ""
+                if ends[trace] == nil {
+                    ends[trace] = Schedule.Point(
+                        schedule: label, process: 0, trace: trace, returned: schedule.returned, state: disk.snapshot)
+                }
             }
+            for (trace, end) in ends.sorted(by: { $0.key < $1.key }) {
+                await findings.checkEveryLoss(
+                    of: end.state, "schedule \(end.schedule), both returned after \(trace)", pair: pair, before: before,
+                    returned: end.returned)
+            }
+            var kills = 0
+            for (trace, point) in points.sorted(by: { $0.key < $1.key }) {
+                // Both killed there.
+                await findings.checkEveryLoss(
+                    of: point.state, "schedule \(point.schedule), both killed after \(trace)", pair: pair,
+                    before: before,
+                    returned: point.returned)
+                // The one that made the step killed there, the other left to finish.
+                let killed = point.process
+                let schedule = Schedule(
+                    point.schedule, Schedule.segments(replaying: trace) + [(killed == Self.a ? Self.b : Self.a, nil)],
+                    kill: (killed, Schedule.steps(of: killed, in: trace)))
+                let disk = await Self.run(pair, from: prepared, schedule)
+                if schedule.hasKilled { kills += 1 }
+                await findings.checkEveryLoss(
+                    of: disk.snapshot,
+                    "schedule \(point.schedule), \(killed == Self.a ? "A" : "B") killed after \(trace), the other finished",
+                    pair: pair, before: before, returned: schedule.returned)
+            }
+            #expect(kills > 0 && findings.inFlightKept > 0 && findings.inFlightLost > 0, "\(kills) kills bit")
+            #expect(
+                findings.failures.isEmpty,
+                "\(findings.failures.count) of \(findings.explored) states: \(findings.failures.prefix(8))")
+            print(
+                "SimulatedInterleavingTests: \(pair.testDescription), switches before durable steps: \(schedules.count) "
+                    + "schedules (\(ends.count) distinct), \(points.count) kill points (\(kills) runs on after a kill), "
+                    + "\(findings.checked) states checked, \(findings.explored) distinct states started on")
         }
-        for (trace, end) in ends.sorted(by: { $0.key < $1.key }) {
-            await findings.checkEveryLoss(
-                of: end.state, "schedule \(end.schedule), both returned after \(trace)", pair: pair, before: before,
-                returned: end.returned)
-        }
-        var kills = 0
-        for (trace, point) in points.sorted(by: { $0.key < $1.key }) {
-            // Both killed there.
-            await findings.checkEveryLoss(
-                of: point.state, "schedule \(point.schedule), both killed after \(trace)", pair: pair, before: before,
-                returned: point.returned)
-            // The one that made the step killed there, the other left to finish.
-            let killed = point.process
-            let schedule = Schedule(
-                point.schedule, Schedule.segments(replaying: trace) + [(killed == Self.a ? Self.b : Self.a, nil)],
-                kill: (killed, Schedule.steps(of: killed, in: trace)))
-            let disk = await Self.run(pair, from: prepared, schedule)
-            if schedule.hasKilled { kills += 1 }
-            await findings.checkEveryLoss(
-                of: disk.snapshot,
-                "schedule \(point.schedule), \(killed == Self.a ? "A" : "B") killed after \(trace), the other finished",
-                pair: pair, before: before, returned: schedule.returned)
-        }
-        #expect(kills > 0 && findings.inFlightKept > 0 && findings.inFlightLost > 0, "\(kills) kills bit")
-        #expect(
-            findings.failures.isEmpty,
-            "\(findings.failures.count) of \(findings.explored) states: \(findings.failures.prefix(8))")
-        print(
-            "SimulatedInterleavingTests: \(pair.testDescription), switches before durable steps: \(schedules.count) "
-                + "schedules (\(ends.count) distinct), \(points.count) kill points (\(kills) runs on after a kill), "
-                + "\(findings.checked) states checked, \(findings.explored) distinct states started on")
     }
 }

@@ -42,3 +42,14 @@ public final class ThreadExecutor: TaskExecutor, @unchecked Sendable {
         }
     }
 }
+
+/// Runs `body` with a ``ThreadExecutor`` of its own preferred: a long CPU-bound test (an enumeration of thousands of
+/// states) runs on its own thread, which the system time-slices with the rest, and leaves the shared pool (two
+/// threads on a two-core machine) to the other tests. Kept on the pool, such tests starved the run's network tests
+/// for minutes under the sanitizer, past their deadlines.
+@available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
+public func onAThreadOfItsOwn<Result>(_ body: () async throws -> Result) async throws -> Result {
+    let executor = ThreadExecutor()
+    defer { executor.stop() }
+    return try await withTaskExecutorPreference(executor) { try await body() }
+}

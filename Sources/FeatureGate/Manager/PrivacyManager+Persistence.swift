@@ -121,6 +121,15 @@ extension PrivacyManager {
         }
     }
 
+    /// How far into the consent ledger the stored gate state reflects, read now (call it with the store's lock
+    /// held): the point start-up read when the record cannot be read.
+    package func storedLedgerPoint() -> Int? {
+        guard let data = try? store.load(), let record = try? FeatureStateRecord(decoding: data) else {
+            return ledgerPointAtStart
+        }
+        return record.ledgerLength
+    }
+
     /// The gate state's record, as this process holds it now.
     var currentRecord: FeatureStateRecord { state.withLock { $0.rules.record } }
 

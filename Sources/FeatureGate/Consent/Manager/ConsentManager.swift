@@ -132,7 +132,8 @@ public actor ConsentManager {
         if !intended.isEmpty { trail.fold(ConsentLedgerContents(records: intended)) }
         // The ledger is the commit point: records after the point the gate state reflects were committed, and
         // their categories read as the ledger says, whatever refusal the state kept from before them.
-        let tail = Self.recordsAfterGateState(ledger: ledger, stored: privacy.ledgerPointAtStart, snapshot: snapshot)
+        let tail = Self.recordsAfterGateState(
+            ledger: ledger, stored: privacy.ledgerPointAtStart, end: snapshot?.position?.offset)
         let replayed = Set(tail.map(\.category))
         let ledgerStatuses = trail.answers.mapValues(\.status)
         let fromGate = trail.mergeRefusals(
@@ -163,37 +164,97 @@ public actor ConsentManager {
         // this process saves first (a flag turned on, before any consent change) records it. A state saved with no
         // point reads as one an earlier version wrote, and a kill between this process's first grant's record and
         // its gate state would leave that grant unreplayed (consent granted, its features off).
-        if privacy.ledgerPointAtStart != nil, ledger is FileConsentLedger, let snapshot {
-            privacy.noteLedgerLength(snapshot.position?.offset ?? 0)
-        }
-        if !tail.isEmpty, let end = snapshot?.position?.offset {
-            // Replayed into the gate state, saved as any change is, with the point it now reflects: it completes
-            // changes a killed process committed. With no gate state at all, only in memory (start-up creates no
-            // file): the next change saves it with them.
+        var replaysLater: Int?
+        if let end = snapshot?.position?.offset, !tail.isEmpty, privacy.hadRecordAtStart {
+            // Replayed into the gate state under the directory's lock, from the point the state records then: it
+            // completes changes a killed process committed. The state and the ledger were read without the lock, so
+            // another process may have saved a newer change of the same category since (its record after the tail,
+            // its state past it): replayed from the reading, the tail's older record would undo it.
             let decisions = policy.decisions(answers: trail.answers, context: context, now: now())
-            let hasState = privacy.hadRecordAtStart
-            privacy.noteLedgerLength(end)
-            let before = privacy.currentRecord
-            for category in replayed.sortedByName() {
-                privacy.applyConsentEdge(
-                    category, edge: trail.answers[category]?.status ?? .unknown, policy: policy, decisions: decisions,
-                    isSavedElsewhere: !hasState)
+            let answers = trail.answers
+            let replayed = privacy.withStoreLockHeld(waitingAtMost: AtomicFile.lockWaitBound) {
+                Self.replayTail(
+                    of: ledger, to: end, into: privacy, answers: answers, policy: policy, decisions: decisions)
             }
-            if privacy.currentRecord != before {
-                diagnosticHandler?(.gateStateBehindLedger(ledger: String(describing: ledger), records: tail.count))
+            if let replayed {
+                if replayed > 0 {
+                    diagnostics.append(.gateStateBehindLedger(ledger: String(describing: ledger), records: replayed))
+                }
+            } else {
+                // Another process keeps the lock: replayed once it is free. Until then this process notes no point
+                // past the state's, so nothing it saves meanwhile claims the tail; the consent layer (the trail,
+                // folded above) refuses what the tail refuses.
+                replaysLater = end
+            }
+        } else {
+            if privacy.ledgerPointAtStart != nil, ledger is FileConsentLedger, let snapshot {
+                privacy.noteLedgerLength(snapshot.position?.offset ?? 0)
+            }
+            if !tail.isEmpty, let end = snapshot?.position?.offset {
+                // With no gate state at all, only in memory (start-up creates no file): the next change saves it
+                // with them.
+                let decisions = policy.decisions(answers: trail.answers, context: context, now: now())
+                privacy.noteLedgerLength(end)
+                let before = privacy.currentRecord
+                for category in replayed.sortedByName() {
+                    privacy.applyConsentEdge(
+                        category, edge: trail.answers[category]?.status ?? .unknown, policy: policy,
+                        decisions: decisions, isSavedElsewhere: true)
+                }
+                if privacy.currentRecord != before {
+                    diagnostics.append(.gateStateBehindLedger(ledger: String(describing: ledger), records: tail.count))
+                }
             }
         }
         for diagnostic in diagnostics { diagnosticHandler?(diagnostic) }
         if let trustedCheckpoint { verifyLater(trustedCheckpoint, of: ledger) }
+        if let replaysLater { replayTailLater(to: replaysLater, delay: 0.01) }
     }
 
-    /// The records of `ledger` after the point the gate state reflects (`stored`), when it is before the end read
-    /// (`snapshot`); none when the state records no point (an earlier version wrote it) or the ledger is not a file.
-    static func recordsAfterGateState(
-        ledger: any ConsentLedger, stored: Int?, snapshot: ConsentLedgerSnapshot?
-    ) -> [ConsentRecord] {
-        guard let ledger = ledger as? FileConsentLedger, let stored, let end = snapshot?.position?.offset,
-            stored < end
+    /// Replays into the gate state the ledger's records after the point the stored state records now, up to `end`
+    /// (what start-up read): each category they change takes the status `answers` (the trail start-up folded) gives
+    /// it, saved as any change is. Called with the data directory's lock held, so the point and the records are
+    /// read as no other process can change them. Returns how many records were replayed.
+    static func replayTail(
+        of ledger: any ConsentLedger, to end: Int, into privacy: PrivacyManager,
+        answers: [ConsentCategory: ConsentAnswer], policy: ConsentPolicy,
+        decisions: [ConsentCategory: ConsentDecision]
+    ) -> Int {
+        let point = privacy.storedLedgerPoint()
+        let tail = recordsAfterGateState(ledger: ledger, stored: point, end: end)
+        privacy.noteLedgerLength(end)
+        let before = privacy.currentRecord
+        for category in Set(tail.map(\.category)).sortedByName() {
+            privacy.applyConsentEdge(
+                category, edge: answers[category]?.status ?? .unknown, policy: policy, decisions: decisions)
+        }
+        return privacy.currentRecord != before ? tail.count : 0
+    }
+
+    /// Replays the ledger's tail up to `end` (``replayTail(of:to:into:answers:policy:decisions:)``) once another
+    /// process lets go of the data directory's lock, waited for on a background thread; tried again while it keeps it.
+    nonisolated func replayTailLater(to end: Int, delay: Double) {
+        privacy.whenStoreLockFree(after: delay) { [weak self] in
+            Task { await self?.replayTailIfLockFree(to: end, delay: delay) }
+        }
+    }
+
+    private func replayTailIfLockFree(to end: Int, delay: Double) {
+        let replayed = privacy.withStoreLockHeld(waitingAtMost: .zero) {
+            Self.replayTail(
+                of: ledger, to: end, into: privacy, answers: answers, policy: policy, decisions: currentDecisions())
+        }
+        guard let replayed else { return replayTailLater(to: end, delay: min(delay * 2, 1)) }
+        if replayed > 0 {
+            diagnosticHandler?(.gateStateBehindLedger(ledger: String(describing: ledger), records: replayed))
+        }
+    }
+
+    /// The records of `ledger` after the point the gate state reflects (`stored`), when it is before `end` (where
+    /// the read of the ledger ended); none when the state records no point (an earlier version wrote it) or the
+    /// ledger is not a file.
+    static func recordsAfterGateState(ledger: any ConsentLedger, stored: Int?, end: Int?) -> [ConsentRecord] {
+        guard let ledger = ledger as? FileConsentLedger, let stored, let end, stored < end
         else { return [] }
         let bytes = try? AtomicFile.withOpenedFile(
             ledger.location, limit: FileConsentLedger.maximumFileSize
