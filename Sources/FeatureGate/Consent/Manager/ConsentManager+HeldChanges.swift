@@ -108,7 +108,14 @@ extension ConsentManager {
     /// a refusal stays applied (and is recorded before the next record), a grant is not applied.
     func retryHeld(delay: Double) {
         isWaitingForLock = false
+        var replayed = 0
         let outcome = underLock(waitingAtMost: .zero) { () -> (any Error)? in
+            // A start's replay of the ledger's tail that found the lock busy goes first (see `init`).
+            if let end = owedReplay {
+                owedReplay = nil
+                replayed = Self.replayTail(
+                    of: ledger, to: end, into: privacy, answers: answers, policy: policy, decisions: currentDecisions())
+            }
             privacy.reloadStoredState()
             do {
                 try appendPending()
@@ -116,6 +123,9 @@ extension ConsentManager {
             } catch {
                 return error
             }
+        }
+        if replayed > 0 {
+            diagnosticHandler?(.gateStateBehindLedger(ledger: String(describing: ledger), records: replayed))
         }
         guard let error = outcome ?? PrivacyManager.busyError else { return }
         if AtomicFile.isLockBusy(error) {

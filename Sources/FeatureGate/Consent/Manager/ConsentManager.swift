@@ -61,6 +61,9 @@ public actor ConsentManager {
     /// Whether a retry of the held changes waits for another process's lock: later changes are held behind them
     /// without waiting again.
     var isWaitingForLock = false
+    /// Where a start's read of the ledger ended, when its replay of the tail after the gate state's point found the
+    /// lock busy: replayed by the retry of held changes, first (``retryHeld(delay:)``).
+    var owedReplay: Int?
     /// Refusals only the gate state kept (their ledger append failed), so what outside sources answered after
     /// them may be lost too; see ``applyAnswer(_:for:source:)``. A category leaves once the ledger records a change.
     var refusalsMissingFromLedger: Set<ConsentCategory>
@@ -164,7 +167,7 @@ public actor ConsentManager {
         // this process saves first (a flag turned on, before any consent change) records it. A state saved with no
         // point reads as one an earlier version wrote, and a kill between this process's first grant's record and
         // its gate state would leave that grant unreplayed (consent granted, its features off).
-        var replaysLater: Int?
+        var replaysLater = false
         if let end = snapshot?.position?.offset, !tail.isEmpty, privacy.hadRecordAtStart {
             // Replayed into the gate state under the directory's lock, from the point the state records then: it
             // completes changes a killed process committed. The state and the ledger were read without the lock, so
@@ -181,10 +184,13 @@ public actor ConsentManager {
                     diagnostics.append(.gateStateBehindLedger(ledger: String(describing: ledger), records: replayed))
                 }
             } else {
-                // Another process keeps the lock: replayed once it is free. Until then this process notes no point
-                // past the state's, so nothing it saves meanwhile claims the tail; the consent layer (the trail,
-                // folded above) refuses what the tail refuses.
-                replaysLater = end
+                // Another process keeps the lock: replayed once it is free, before the changes made meanwhile (held
+                // behind it, as behind held changes). Until then this process notes no point past the state's, so
+                // nothing it saves meanwhile claims the tail; the consent layer (the trail, folded above) refuses
+                // what the tail refuses.
+                owedReplay = end
+                isWaitingForLock = true
+                replaysLater = true
             }
         } else {
             if privacy.ledgerPointAtStart != nil, ledger is FileConsentLedger, let snapshot {
@@ -208,7 +214,7 @@ public actor ConsentManager {
         }
         for diagnostic in diagnostics { diagnosticHandler?(diagnostic) }
         if let trustedCheckpoint { verifyLater(trustedCheckpoint, of: ledger) }
-        if let replaysLater { replayTailLater(to: replaysLater, delay: 0.01) }
+        if replaysLater { retryHeldLater(after: 0.01) }
     }
 
     /// Replays into the gate state the ledger's records after the point the stored state records now, up to `end`
@@ -229,25 +235,6 @@ public actor ConsentManager {
                 category, edge: answers[category]?.status ?? .unknown, policy: policy, decisions: decisions)
         }
         return privacy.currentRecord != before ? tail.count : 0
-    }
-
-    /// Replays the ledger's tail up to `end` (``replayTail(of:to:into:answers:policy:decisions:)``) once another
-    /// process lets go of the data directory's lock, waited for on a background thread; tried again while it keeps it.
-    nonisolated func replayTailLater(to end: Int, delay: Double) {
-        privacy.whenStoreLockFree(after: delay) { [weak self] in
-            Task { await self?.replayTailIfLockFree(to: end, delay: delay) }
-        }
-    }
-
-    private func replayTailIfLockFree(to end: Int, delay: Double) {
-        let replayed = privacy.withStoreLockHeld(waitingAtMost: .zero) {
-            Self.replayTail(
-                of: ledger, to: end, into: privacy, answers: answers, policy: policy, decisions: currentDecisions())
-        }
-        guard let replayed else { return replayTailLater(to: end, delay: min(delay * 2, 1)) }
-        if replayed > 0 {
-            diagnosticHandler?(.gateStateBehindLedger(ledger: String(describing: ledger), records: replayed))
-        }
     }
 
     /// The records of `ledger` after the point the gate state reflects (`stored`), when it is before `end` (where
