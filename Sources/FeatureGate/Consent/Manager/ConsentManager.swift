@@ -175,11 +175,14 @@ public actor ConsentManager {
             // its state past it): replayed from the reading, the tail's older record would undo it.
             let decisions = policy.decisions(answers: trail.answers, context: context, now: now())
             let answers = trail.answers
-            let replayed = privacy.withStoreLockHeld(waitingAtMost: AtomicFile.lockWaitBound) {
-                Self.replayTail(
+            var replayed = 0
+            // (Typed as the retry of held changes types it, so the lock's code is not compiled once more.)
+            let locked = privacy.withStoreLockHeld(waitingAtMost: AtomicFile.lockWaitBound) { () -> (any Error)? in
+                replayed = Self.replayTail(
                     of: ledger, to: end, into: privacy, answers: answers, policy: policy, decisions: decisions)
+                return nil
             }
-            if let replayed {
+            if locked != nil {
                 if replayed > 0 {
                     diagnostics.append(.gateStateBehindLedger(ledger: String(describing: ledger), records: replayed))
                 }
