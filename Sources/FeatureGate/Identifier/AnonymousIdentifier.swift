@@ -62,21 +62,21 @@ public final class AnonymousIdentifier: Sendable, CustomStringConvertible {
     /// before this lands leaves it to the next start (``init(privacy:url:)``).
     package func finishRevocationWhenLockFree(_ key: UUID) {
         privacy.whenStoreLockFree(after: 0.01) { [weak self] in
-            self?.finishRevocation(key, delay: 0.02, resetting: { $0.isFileStale })
+            self?.finishRevocation(key, delay: 0.02, onlyIfStale: true)
         }
     }
 
     /// Deletes the identifier and the temporary files beside it, and marks that part of the revocation `key` done
     /// when nothing failed. Waits for no lock another process holds: while one does, tries again in the background
     /// once it is free. Other errors are left for revoke-all's report: the step is tried again at the next start.
-    /// `resetting` says, from the cache, whether the file may still hold the revoked identifier: in this process
-    /// revoke-all forgot it, and a new one stored since (a feature enabled again) replaced its file, and is kept.
-    private func finishRevocation(
-        _ key: UUID, delay: Double, resetting: @escaping @Sendable (Cached) -> Bool = { _ in true }
-    ) {
+    /// `onlyIfStale` resets the identifier only when the cache says the file may still hold the revoked one: in this
+    /// process revoke-all forgot it, and a new one stored since (a feature enabled again) replaced its file, and is
+    /// kept. (A flag, not a closure: each closure literal made the optimizer compile this function once more.)
+    private func finishRevocation(_ key: UUID, delay: Double, onlyIfStale: Bool = false) {
         let isBusy = AtomicFile.$lockWait.withValue(.zero) { () -> Bool in
             do {
-                if resetting(cached.withLock { $0 }) { try reset() }
+                let cache = cached.withLock { $0 }
+                if !onlyIfStale || cache.isFileStale { try reset() }
             } catch {
                 return AtomicFile.isLockBusy(error)
             }
@@ -93,7 +93,7 @@ public final class AnonymousIdentifier: Sendable, CustomStringConvertible {
         }
         guard isBusy else { return }
         privacy.whenStoreLockFree(after: delay) { [weak self] in
-            self?.finishRevocation(key, delay: min(delay * 2, 1), resetting: resetting)
+            self?.finishRevocation(key, delay: min(delay * 2, 1), onlyIfStale: onlyIfStale)
         }
     }
 
