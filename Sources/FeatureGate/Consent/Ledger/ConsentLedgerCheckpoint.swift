@@ -15,6 +15,29 @@ enum ConsentLedgerCheckpoint {
     /// The most bytes a checkpoint read accepts; a larger one is not written.
     static let maximumSize = 1024 * 1024
 
+    /// Where a fold finds the checkpoint, read only when it is asked for (``ConsentLedgerFolding``). A value, not a
+    /// closure: each closure literal made the optimizer compile the fold once more (issue 47).
+    enum Source {
+        /// No checkpoint.
+        case none
+        /// The file at a location (read without a lock).
+        case file(FileLocation)
+        /// The file `name` beside a file just appended to, under its lock.
+        case sibling(String, of: AtomicFile.AppendedFile)
+
+        /// The checkpoint, or `nil` when there is none or it cannot be read or decoded.
+        func snapshot() -> ConsentLedgerSnapshot? {
+            switch self {
+            case .none:
+                nil
+            case .file(let location):
+                (try? AtomicFile.read(location, limit: maximumSize)).flatMap { $0 }.flatMap(decode)
+            case .sibling(let name, let appended):
+                appended.readSibling(name, limit: maximumSize).flatMap(decode)
+            }
+        }
+    }
+
     fileprivate struct Stored: Encodable {
         var v: Int
         var ledgerLength: Int

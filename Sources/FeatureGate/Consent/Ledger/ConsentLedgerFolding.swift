@@ -66,7 +66,7 @@ enum ConsentLedgerFolding {
     static func read(
         _ bytes: some ConsentLedgerBytes,
         after snapshot: ConsentLedgerSnapshot?,
-        checkpoint: () -> ConsentLedgerSnapshot? = { nil }
+        checkpoint: ConsentLedgerCheckpoint.Source = .none
     ) throws(FileStoreError) -> ConsentLedgerReading {
         let empty = ConsentLedgerSnapshot(trail: ConsentTrail(ConsentLedgerContents(records: [])))
         var base = empty
@@ -75,7 +75,7 @@ enum ConsentLedgerFolding {
         if let snapshot, let position = snapshot.position, continues(position, in: bytes) {
             base = snapshot
             continuesSnapshot = true
-        } else if let checkpoint = checkpoint(), let position = checkpoint.position, continues(position, in: bytes) {
+        } else if let checkpoint = checkpoint.snapshot(), let position = checkpoint.position, continues(position, in: bytes) {
             base = checkpoint
             trusted = ConsentLedgerTrustedCheckpoint(trail: checkpoint.trail, position: position)
         }

@@ -83,10 +83,7 @@ public struct FileConsentLedger: ConsentLedger, CustomStringConvertible {
             guard let file else {
                 return try ConsentLedgerFolding.read(ConsentLedgerMemoryBytes(data: Data()), after: snapshot)
             }
-            return try ConsentLedgerFolding.read(file, after: snapshot) {
-                (try? AtomicFile.read(checkpoint, limit: ConsentLedgerCheckpoint.maximumSize))
-                    .flatMap { $0 }.flatMap(ConsentLedgerCheckpoint.decode)
-            }
+            return try ConsentLedgerFolding.read(file, after: snapshot, checkpoint: .file(checkpoint))
         }
     }
 
@@ -123,11 +120,7 @@ public struct FileConsentLedger: ConsentLedger, CustomStringConvertible {
         ) { appended in
             guard appended.file.size <= Self.maximumFileSize,
                 let read = try? ConsentLedgerFolding.read(
-                    appended.file, after: snapshot,
-                    checkpoint: {
-                        appended.readSibling(checkpointName, limit: ConsentLedgerCheckpoint.maximumSize)
-                            .flatMap(ConsentLedgerCheckpoint.decode)
-                    })
+                    appended.file, after: snapshot, checkpoint: .sibling(checkpointName, of: appended))
             else { return }
             if let data = ConsentLedgerCheckpoint.encode(read.snapshot) {
                 // Best effort, and never flushed: a cache checked against the file before it is used, so a checkpoint
