@@ -75,7 +75,9 @@ enum ConsentLedgerFolding {
         if let snapshot, let position = snapshot.position, continues(position, in: bytes) {
             base = snapshot
             continuesSnapshot = true
-        } else if let checkpoint = checkpoint.snapshot(), let position = checkpoint.position, continues(position, in: bytes) {
+        } else if let checkpoint = checkpoint.snapshot(), let position = checkpoint.position,
+            continues(position, in: bytes)
+        {
             base = checkpoint
             trusted = ConsentLedgerTrustedCheckpoint(trail: checkpoint.trail, position: position)
         }
