@@ -296,7 +296,8 @@ package enum IntentJournal {
             do { try ledger.append(contentsOf: records) } catch { return }
         }
         // The payloads next: each replaces only the bytes it was recorded over.
-        for (remoteFile, intents) in grouped(files.compactMap(\.intent.remote), by: \.file) {
+        for (remoteFile, intents) in grouped(files.compactMap(\.intent.remote), by: { $0.file }) {
+            guard let remoteFile else { continue }  // (Never nil: every payload names its file.)
             guard step() else { return }
             do {
                 try AtomicFile.update(
@@ -397,15 +398,19 @@ package enum IntentJournal {
         #endif
     }
 
-    private static func grouped<Element, Key: Hashable>(
-        _ intents: [Element], by key: KeyPath<Element, Key>
-    ) -> [(Key, [Element])] {
-        var order: [Key] = []
-        var groups: [Key: [Element]] = [:]
-        for intent in intents {
-            let value = intent[keyPath: key]
-            if groups[value] == nil { order.append(value) }
-            groups[value, default: []].append(intent)
+    /// `intents` grouped by `key`, the groups in the order their keys first appear, each in its order.
+    private static func grouped<Element>(_ intents: [Element], by key: (Element) -> String?) -> [(String?, [Element])] {
+        groupedIndices(intents.map(key)).map { group in (group.key, group.indices.map { intents[$0] }) }
+    }
+
+    /// The indices of `keys` grouped by key, as ``grouped(_:by:)`` groups. Not generic: one copy, and one dictionary
+    /// type, for every kind of element grouped.
+    private static func groupedIndices(_ keys: [String?]) -> [(key: String?, indices: [Int])] {
+        var order: [String?] = []
+        var groups: [String?: [Int]] = [:]
+        for (index, key) in keys.enumerated() {
+            if groups[key] == nil { order.append(key) }
+            groups[key, default: []].append(index)
         }
         return order.map { ($0, groups[$0] ?? []) }
     }
