@@ -221,8 +221,9 @@ public actor ConsentManager {
     }
 
     /// Replays into the gate state the ledger's records after the point the stored state records now, up to `end`
-    /// (what start-up read): each category they change takes the status `answers` (the trail start-up folded) gives
-    /// it, saved as any change is. Called with the data directory's lock held, so the point and the records are
+    /// (what start-up read): each category they change takes the status `answers` gives it (the trail start-up
+    /// folded, or, replayed later by the retry of held changes, the answers as they stand then), saved as any change
+    /// is. Called with the data directory's lock held, so the point and the records are
     /// read as no other process can change them. Returns how many records were replayed.
     static func replayTail(
         of ledger: any ConsentLedger, to end: Int, into privacy: PrivacyManager,
