@@ -64,9 +64,8 @@ import Testing
 
         let release = Self.holdLock(of: data)
         privacy.disableFeatures(.push)
-        await #expect(throws: ConsentRecordingError.self) {
-            try await consent.setStatus(.denied, for: .analytics, source: .user)
-        }
+        // A refusal takes no lock (issue 47, item 1): it returns once its intent is written.
+        #expect(try await consent.setStatus(.denied, for: .analytics, source: .user)?.newStatus == .denied)
         // Another process still holds the lock, and this one is gone (killed): a fresh start reads the intents.
         let fresh = launchGateAndConsent(on: data, policy: Self.policy)
         let freshStatus = await fresh.consent.status(for: .analytics)

@@ -9,8 +9,8 @@ import Testing
 /// zeroed), and as a kill of the process leaves it (what it wrote kept); with the lock free and with another process
 /// stopped holding it. A fresh start on every resulting disk is never wider than before the change, and its ledger and
 /// gate state agree; it keeps the "no" after a kill once the call returned, and after a power loss once the change was
-/// flushed: a disable's call returns before its flush (issue 47, item 1), which `synchronize()` waits for, every other
-/// change's flush is made before its call returns.
+/// flushed: a disable's and a denial's call return before their flush (issue 47, item 1), which `synchronize()` waits
+/// for; every other change's flush is made before its call returns.
 @Suite struct SimulatedCrashEnumerationTests {
     static let policy = ConsentPolicy(version: 1, features: [.analytics: .analytics])
     static let anchor = "/simulated/data"
@@ -181,9 +181,9 @@ import Testing
         var steps: [SimulatedDisk.State]
         /// The first step after the call returned: from it on, a kill of the process keeps the change.
         var returned: Int
-        /// The first step after the change was flushed: from it on, a power loss keeps it too. A disable's call
-        /// returns before (its flush is made off the caller's thread; ``PrivacyManager/synchronize()`` waits for it),
-        /// every other change's when its call returns.
+        /// The first step after the change was flushed: from it on, a power loss keeps it too. A disable's and a
+        /// denial's call return before (their flush is made off the caller's thread; ``PrivacyManager/synchronize()``
+        /// waits for it), every other change's when its call returns.
         var flushed: Int
     }
 
@@ -200,7 +200,7 @@ import Testing
         await call(change, privacy: privacy, consent: consent).make(as: process) {
             returned.withLock { $0 = disk.recordedCount - 1 }
         }
-        guard change == .disable else {
+        guard change == .disable || change == .denial else {
             let steps = disk.stopRecording()
             return Run(steps: steps, returned: steps.count - 1, flushed: steps.count - 1)
         }
@@ -239,6 +239,61 @@ import Testing
         print(
             "SimulatedCrashEnumerationTests: \(change), lock \(held ? "held" : "free"): \(steps.count - 1) durable steps (returned after \(run.returned), flushed after \(run.flushed)), \(explored) crash states explored"
         )
+    }
+
+    /// A denial made without the lock and flushed by the gate's flusher, then a grant: the denial's intent (on the
+    /// disk: another process's flushed intent flushed their folder), deleted once its record and its gate state are
+    /// on the disk, must not come back after a power loss and refuse again over the grant, whose gate state is
+    /// committed by its ledger line (its rename left to a later flush). Every state a crash at every step of the
+    /// grant leaves starts granted once the grant returned, the denial kept before. (The simulated disk drops a
+    /// removed folder's unflushed removal as a whole, never bringing back its flushed entries, so it does not show
+    /// why the flusher flushes the deletion of intents that held records: a file system that may lose the removal
+    /// and keep the entries would.)
+    @Test func aFlushedDenialNeverComesBackOverALaterGrant() async throws {
+        let disk = try await Self.prepared(for: .denial)
+        let process = disk.process()
+        let (privacy, consent) = FileSystem.$current.withValue(process) {
+            launchGateAndConsent(on: Self.data, policy: Self.policy)
+        }
+        _ = await consent.waitForLedgerVerification()
+        // The denial's intent, unflushed, while another process holds the lock; that process's own flushed intent (a
+        // disable of push, as behind a busy lock) then puts the denial's on the disk too (the folder is flushed).
+        disk.holdLockOutside(Self.anchor + "/" + AtomicFile.lockFileName)
+        await Self.call(.denial, privacy: privacy, consent: consent).make(as: process)
+        try FileSystem.$current.withValue(disk.process()) {
+            let intent = TakeAwayIntent(stateFile: PrivacyDataDirectory.stateFileName, disable: .push)
+            _ = try IntentJournal.record(intent, in: Self.anchor)
+        }
+        disk.releaseOutsideLock()
+        #expect(await FileSystem.$current.withValue(process) { await privacy.synchronize() })
+        let denied = await Self.start(on: SimulatedDisk(state: disk.snapshot))
+        #expect(denied.status == .denied && !denied.analytics, "\(denied)")
+        disk.startRecording()
+        await Self.call(.grant, privacy: privacy, consent: consent).make(as: process)
+        let steps = disk.stopRecording()
+        #expect(steps.count > 1, "\(steps.count - 1) durable steps")
+        var explored = 0
+        var failures: [String] = []
+        for (index, state) in steps.enumerated() {
+            for (label, crashed) in SimulatedDisk.crashStates(of: state) + [("killed", state)] {
+                explored += 1
+                let seen = await Self.start(on: SimulatedDisk(state: crashed))
+                let returned = index == steps.count - 1
+                for violation in Self.violations(seen, before: denied, change: .grant, returned: returned) {
+                    failures.append("step \(index) of \(steps.count - 1), \(label): \(violation); \(seen)")
+                }
+                if returned && seen.status != .granted {
+                    failures.append("step \(index), \(label): the acknowledged grant is lost; \(seen)")
+                }
+                if !returned && seen.status != .denied && seen.status != .granted {
+                    failures.append("step \(index), \(label): neither the denial nor the grant; \(seen)")
+                }
+            }
+        }
+        #expect(failures.isEmpty, "\(failures.count) of \(explored) crash states: \(failures.prefix(6))")
+        print(
+            "SimulatedCrashEnumerationTests: a flushed denial, then a grant: \(steps.count - 1) durable steps, "
+                + "\(explored) crash states explored")
     }
 
     /// The gate's flusher folds every intent of the directory into its one write, another process's flushed

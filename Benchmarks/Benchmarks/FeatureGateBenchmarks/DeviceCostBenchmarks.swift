@@ -16,7 +16,8 @@ import Glibc
 /// - `Device.disable`, `Device.disable.busyLock`: `disableFeatures(.messageCenter)` with the data directory's lock
 ///   free, and while another holder keeps it (an open file description of this process holding `flock`, which the
 ///   package cannot tell from another process's): the take-away behind a busy lock.
-/// - `Device.consent.deny`, `Device.consent.grant`: one `setStatus` of analytics on file-backed managers.
+/// - `Device.consent.deny`, `Device.consent.grant`: one `setStatus` of analytics on file-backed managers; the denial
+///   while another holder keeps the lock (it takes none since issue 47's item 1), then counted until `synchronize()`.
 /// - `Device.revokeAll`, `Device.revokeAll.busyLock`: `ConsentRevocation.revokeAll()` over the gate, consent (analytics
 ///   granted), messageCenter enabled and a stored anonymous identifier; the second while another holder keeps the lock
 ///   (issue 47, item 3: it returns without waiting for the identifier's deletion).
@@ -62,8 +63,21 @@ func registerDeviceCostBenchmarks() {
             let (privacy, consent) = directory.launch()
             _ = try? await consent.setStatus(status == .denied ? .granted : .denied, for: .analytics, source: .user)
             await consent.waitForLedgerVerification()
-            await Flushes.measure(in: benchmark) {
-                _ = try? await consent.setStatus(status, for: .analytics, source: .user)
+            if status == .denied {
+                // A refusal's flushes are the flusher's (issue 47, item 1): the call is made while another holder
+                // keeps the lock (a refusal takes none), so what the process flushed before it returned is the
+                // call's own; then the holder lets go and the flushes it leads to are counted until `synchronize()`.
+                let lock = directory.takeLock()
+                await Flushes.measure(
+                    in: benchmark, { _ = try? await consent.setStatus(status, for: .analytics, source: .user) }
+                ) {
+                    directory.release(lock)
+                    if !(await privacy.synchronize()) { benchmark.error("the denial was not flushed") }
+                }
+            } else {
+                await Flushes.measure(in: benchmark) {
+                    _ = try? await consent.setStatus(status, for: .analytics, source: .user)
+                }
             }
             if privacy.isEnabled(.analytics) != (status == .granted) {
                 benchmark.error("the consent change was not applied")
@@ -121,6 +135,21 @@ enum Flushes {
         operation()
         benchmark.stopMeasurement()
         benchmark.measurement(callerFlushes, featuregate_bench_thread_flushes() - own)
+        await afterwards()
+        record(in: benchmark, since: all, directories)
+    }
+
+    /// ``measure(in:_:afterwards:)`` for an `async` operation, which runs on threads of the actor it calls: the
+    /// flushes counted as the caller's are the whole process's until it returned (measure it while nothing else of
+    /// the process can flush).
+    static func measure(
+        in benchmark: Benchmark, _ operation: () async -> Void, afterwards: () async -> Void
+    ) async {
+        let (all, directories) = (featuregate_bench_flushes(), featuregate_bench_directory_flushes())
+        benchmark.startMeasurement()
+        await operation()
+        benchmark.stopMeasurement()
+        benchmark.measurement(callerFlushes, featuregate_bench_flushes() - all)
         await afterwards()
         record(in: benchmark, since: all, directories)
     }

@@ -22,15 +22,20 @@ extension PrivacyManager {
     /// Returns `nil` when the change is not deferred (the caller saves it as before), otherwise what to report (a
     /// foreign entry moved aside from the intents' folder). A deferred change is published by the caller as any
     /// take-away is, and made durable by the flusher (``requestFlush()``).
-    func deferTakeAway(_ state: inout State) -> [PrivacyManagerDiagnostic]? {
+    ///
+    /// `records` (a consent refusal's, for the ledger named `ledgerFile` in the same directory) go into the intent
+    /// with the change: the flusher appends them to the ledger before it writes the gate state.
+    func deferTakeAway(
+        _ state: inout State, records: [ConsentRecord] = [], ledgerFile: String? = nil
+    ) -> [PrivacyManagerDiagnostic]? {
         guard let file = store.recordFile, AtomicFile.heldLockPath == nil else { return nil }
         let base = state.base
         let after = state.rules.record
         let intent = TakeAwayIntent(
-            stateFile: FileLocation(file: file).components[0],
+            stateFile: FileLocation(file: file).components[0], ledgerFile: ledgerFile,
             disable: after.decidedFeatures.subtracting(after.enabledFeatures)
                 .subtracting(base.decidedFeatures.subtracting(base.enabledFeatures)),
-            refuse: after.deniedConsentCategories.subtracting(base.deniedConsentCategories))
+            refuse: after.deniedConsentCategories.subtracting(base.deniedConsentCategories), records: records)
         // Deferred only when the intent is the whole change: what gives something back is saved on the caller's
         // thread, after the intents before it are folded (the lock's holder folds them first).
         let expected = intent.applied(to: base)
@@ -52,6 +57,33 @@ extension PrivacyManager {
         // What the fold records as owed (the intent's flags decided off), memory knows at once, as after a save.
         state.owedPurges.formUnion(FeatureStateRecord.newlyDecidedOff(from: base, to: after))
         return diagnostics
+    }
+
+    /// Applies the consent refusal `record` (its edge over the gate) as a deferred take-away: an unflushed intent
+    /// carries the record and the refusal, and the flusher appends the record to the ledger named `ledgerFile` (the
+    /// commit point) and writes the gate state off the caller's thread. Returns `false`, changing nothing, when the
+    /// change cannot be deferred (the store is no file of the ledger's directory, writes are held, this thread holds
+    /// the lock, the intent could not be written): the caller then records it under the lock, as before.
+    func deferConsentRefusal(
+        _ record: ConsentRecord, policy: ConsentPolicy, decisions: [ConsentCategory: ConsentDecision],
+        ledgerFile: String
+    ) -> Bool {
+        let outcome = state.withLock { state -> (deliver: Bool, diagnostics: [PrivacyManagerDiagnostic])? in
+            guard !state.rules.isHoldingWrites else { return nil }
+            var changed = state
+            changed.rules.applyConsentEdge(
+                record.category, edge: record.newStatus, policy: policy, decisions: decisions)
+            guard let diagnostics = deferTakeAway(&changed, records: [record], ledgerFile: ledgerFile) else {
+                return nil
+            }
+            state = changed
+            return (publish(&state), diagnostics)
+        }
+        guard let outcome else { return false }
+        for diagnostic in outcome.diagnostics { diagnosticHandler?(diagnostic) }
+        if outcome.deliver { deliverPending() }
+        requestFlush()
+        return true
     }
 
     /// Asks the flusher for a pass that starts after this call, starting it if none runs: one background pass at a
@@ -116,16 +148,40 @@ extension PrivacyManager {
                 )
             }
             let pending = IntentJournal.pendingFiles(in: anchor).files
+            let ledgerFiles = Set(pending.compactMap(\.intent.ledgerFile))
             let foldsAlone = pending.allSatisfy {
-                $0.intent.isReadable && $0.intent.stateFile == stateFile && $0.intent.ledgerFile == nil
-                    && $0.intent.records.isEmpty && $0.intent.remote == nil
+                $0.intent.isReadable && $0.intent.stateFile == stateFile && $0.intent.remote == nil
+                    && ($0.intent.records.isEmpty || $0.intent.ledgerFile != nil)
             }
-            guard foldsAlone, !snapshot.holding, location.components.count == 1 else {
+            guard foldsAlone, ledgerFiles.count <= 1, !snapshot.holding, location.components.count == 1 else {
                 return commitAsEveryHolderDoes(anchor: anchor)
+            }
+            // The records first (consent refusals made without the lock), in one append and one flush: the ledger is
+            // the commit point, and a gate state a power loss takes back is replayed from it at the next start.
+            var appended: Range<Int>?
+            if let ledgerFile = ledgerFiles.first {
+                let ledgerLocation = FileLocation(anchor: anchor, components: [ledgerFile])
+                let taken = pending.flatMap(\.intent.records)
+                let records = IntentJournal.recordsNotInLedger(taken, ledger: ledgerLocation)
+                // Some already there: a fold killed after its append's write, maybe before its flush.
+                if records.count < taken.count { IntentJournal.flushFile(ledgerLocation) }
+                let ledger = FileConsentLedger(url: URL(filePath: ledgerLocation.path, directoryHint: .notDirectory))
+                do {
+                    if let end = try ledger.append(contentsOf: records) {
+                        appended = (end - records.reduce(0) { $0 + ConsentRecordLine.encode($1).count })..<end
+                    }
+                } catch {
+                    // The intents keep the records, flushed now: the next holder of the lock, or the next start, tries
+                    // again.
+                    IntentJournal.flushPending(in: anchor)
+                    return (false, [.saveFailed(store: String(describing: ledger), error: error)])
+                }
             }
             var newer: PrivacyManagerDiagnostic.StoredStateError?
             var owed: Feature?
             var wrote = false
+            var isCommittedByLedger = false
+            var point: Int?
             do {
                 try AtomicFile.update(
                     location, limit: FileFeatureStore.maximumRecordSize, durability: { _, _ in .dataOnly }
@@ -142,6 +198,15 @@ extension PrivacyManager {
                     let folded = pending.reduce(stored) { $1.intent.applied(to: $0) }
                     var record = folded.merging(changeFrom: snapshot.base, to: snapshot.after)
                     record.ledgerLength = Self.later(record.ledgerLength, snapshot.ledgerLength)
+                    if let appended, stored.ledgerLength == appended.lowerBound {
+                        // The state reflected the ledger up to the records: now to their end. A power loss that takes
+                        // this write back leaves the state at their start, and the next start replays them; so when
+                        // the records are all this pass takes in, the directory need not be flushed for it.
+                        record.ledgerLength = appended.upperBound
+                        point = appended.upperBound
+                        isCommittedByLedger =
+                            snapshot.base == snapshot.after && pending.allSatisfy { !$0.intent.records.isEmpty }
+                    }
                     record.purgeOwedFeatures.formUnion(
                         FeatureStateRecord.newlyDecidedOff(from: snapshot.base, to: snapshot.after))
                     owed = record.purgeOwedFeatures
@@ -156,7 +221,11 @@ extension PrivacyManager {
                 // A newer format is left as it is, its intents with it: every start reads them over it.
                 return (false, [.saveFailed(store: storeName, error: newer)])
             }
-            if wrote || !pending.isEmpty { IntentJournal.removeCommitted(pending.map(\.name), in: anchor) }
+            if wrote || !pending.isEmpty {
+                IntentJournal.removeCommitted(
+                    pending.map(\.name), in: anchor, tookRecords: !ledgerFiles.isEmpty,
+                    isCommittedByLedger: isCommittedByLedger)
+            }
             state.withLock { state in
                 // A reload while the write ran (it reads without the store's lock) took the record it found as
                 // `saved` and merged it into memory: this pass's change goes over that, not in its place, or what the
@@ -166,6 +235,7 @@ extension PrivacyManager {
                     ? snapshot.after : state.saved.merging(changeFrom: snapshot.base, to: snapshot.after)
                 if state.deferrals == snapshot.deferrals { state.deferred = nil }
                 if let owed { state.owedPurges = owed }
+                if let point { state.ledgerLength = Self.later(state.ledgerLength, point) }
             }
             return (true, [])
         }

@@ -274,7 +274,7 @@ import Darwin
             return (privacy, consent)
         }
         let before = try Self.contents(of: directory.url)
-        let (_, first) = launch()
+        let (firstGate, first) = launch()
         #expect(await first.decisions == reference.decisions, "seed \(seed)")
         #expect(try Self.contents(of: directory.url) == before, "start-up wrote something")
         #expect(
@@ -286,6 +286,8 @@ import Darwin
         // A category the random records never name, so the denial is a change whatever the seed.
         let personalization = ConsentCategory("personalization")
         let change = try #require(try await first.setStatus(.denied, for: personalization, source: .user))
+        // A refusal's record reaches the ledger with the gate's flush, off the caller's thread (issue 47, item 1).
+        #expect(await firstGate.synchronize())
         #expect(
             FileManager.default.fileExists(
                 atPath: FileConsentLedger(url: files.consentLedgerFile).checkpointURL.path(percentEncoded: false)))

@@ -30,6 +30,8 @@ import Testing
             }
             #expect(privacy.isEnabled(.contacts))
             #expect(await consent.waitForLedgerVerification().isEmpty)
+            // The denials' records reach the ledger with the gate's flush (issue 47, item 1).
+            #expect(await privacy.synchronize())
         }
 
         func launch(
@@ -110,6 +112,7 @@ import Testing
 
         // The next change writes a checkpoint whose digest is the file's: the launch after it holds.
         try await consent.setStatus(.denied, for: .advertising, source: .user)
+        #expect(await privacy.synchronize())
         let (relaunchedPrivacy, relaunched) = fixture.launch()
         #expect(await relaunched.waitForLedgerVerification().isEmpty)
         // Statuses, not decisions: the record's time is kept to the millisecond.
@@ -130,6 +133,7 @@ import Testing
             #expect(privacy.isEnabled(.analytics) == (status == .granted), "step \(index)")
         }
         await consent.waitForLedgerVerification()
+        #expect(await privacy.synchronize())
         let reference = try fixture.wholeFold()
         #expect(await consent.allStatuses == reference.allStatuses)
         #expect(await consent.status(for: .analytics) == .granted)

@@ -96,9 +96,13 @@ public struct FileConsentLedger: ConsentLedger, CustomStringConvertible {
     /// Appends `records`, oldest first, as ``append(_:)`` appends one, in one write and one flush, then replaces the
     /// checkpoint once: what a fold of many pending changes appends. A crash part-way leaves whole lines of the
     /// first ones (the cut-short last line is repaired by the next append).
-    package func append(contentsOf records: [ConsentRecord]) throws {
-        guard !records.isEmpty else { return }
-        _ = try appendLines(records.reduce(into: Data()) { $0.append(ConsentRecordLine.encode($1)) }, after: nil)
+    ///
+    /// - Returns: The file's length after them, when it could be read back (`nil` also when `records` is empty).
+    @discardableResult
+    package func append(contentsOf records: [ConsentRecord]) throws -> Int? {
+        guard !records.isEmpty else { return nil }
+        let lines = records.reduce(into: Data()) { $0.append(ConsentRecordLine.encode($1)) }
+        return try appendLines(lines, after: nil)?.snapshot.position?.offset
     }
 
     /// Appends the record as ``append(_:)`` does, and returns the trail up to it, folded from `snapshot` when the

@@ -9,7 +9,9 @@ extension ConsentManager {
         guard !isWaitingForLock else { return nil }
         // Taking the lock folded the intents: the durable refusals are in the ledger and the gate state now.
         return privacy.withStoreLockHeld(waitingAtMost: bound, takesAway: takesAway) {
-            durableRefusals.removeAll()
+            // (A refusal made without the lock stays held until its record is read back: the ledger may hold older
+            // records of its category after what this manager last read.)
+            durableRefusals = durableRefusals.filter { deferredRecords[$0] != nil }
             return body()
         }
     }
@@ -95,6 +97,47 @@ extension ConsentManager {
         return true
     }
 
+    /// Records the refusal `record` without the data directory's lock and without a flush: an unflushed intent
+    /// (``IntentJournal``) carries the record and the refusal, the gate closes, the observers are told, and the
+    /// gate's flusher appends the record to the ledger and writes the gate state off this thread
+    /// (``PrivacyManager/synchronize()`` waits for it). A kill of the process once this returned keeps the refusal
+    /// (the next holder of the lock, or the next start, folds the intent); a power loss before the flush leaves the
+    /// category as it was or refused.
+    ///
+    /// `false`, changing nothing, where the refusal is recorded under the lock instead: changes wait for the lock
+    /// or for an append (their order in the ledger comes first), a start's replay is owed, the checkpoint on disk
+    /// disagreed with the ledger (``isCheckpointRefolded``), a revocation is pending,
+    /// the ledger and the gate state are not files of one directory, or the intent could not be written.
+    func deferRefusal(_ record: ConsentRecord) -> Bool {
+        guard !isWaitingForLock, pending.isEmpty, owedReplay == nil, !isCheckpointRefolded,
+            privacy.pendingRevocation == nil,
+            let file = privacy.store.recordFile, let ledger = ledger as? FileConsentLedger
+        else { return false }
+        let (ledgerLocation, stateLocation) = (FileLocation(file: ledger.url), FileLocation(file: file))
+        guard ledgerLocation.anchor == stateLocation.anchor, ledgerLocation.components.count == 1,
+            stateLocation.components.count == 1
+        else { return false }
+        let previous = answers[record.category]
+        answers[record.category] = ConsentAnswer(record, isTrusted: true)
+        guard
+            privacy.deferConsentRefusal(
+                record, policy: policy, decisions: currentDecisions(), ledgerFile: ledgerLocation.components[0])
+        else {
+            answers[record.category] = previous
+            return false
+        }
+        // In force over what other writers appended before it, until this manager's next hold of the lock (which
+        // folds the intent first) or until the record itself is read back from the ledger.
+        durableRefusals.insert(record.category)
+        deferredRecords[record.category] = record
+        refusalsMissingFromLedger.remove(record.category)
+        notify(
+            ConsentChange(
+                category: record.category, previous: record.previousStatus, current: record.newStatus,
+                source: record.source, time: record.time, isRecorded: true))
+        return true
+    }
+
     /// Retries the held changes once the lock is free, from a background thread that waits for it (so no caller
     /// does).
     nonisolated func retryHeldLater(after delay: Double) {
@@ -154,6 +197,14 @@ extension ConsentManager {
             diagnosticHandler?(.heldChangeNotRecorded(failure))
         }
         pending = kept
+    }
+
+    /// Whether `read`, a record read from the ledger, is the deferred refusal `record` (the ledger keeps times to
+    /// the millisecond).
+    static func isSameRecord(_ read: ConsentRecord, _ record: ConsentRecord) -> Bool {
+        read.category == record.category && read.previousStatus == record.previousStatus
+            && read.newStatus == record.newStatus && read.source == record.source
+            && read.policyVersion == record.policyVersion && abs(read.time.timeIntervalSince(record.time)) < 0.001
     }
 
     /// The categories whose held refusal is in force: what other writers appended before it does not change them

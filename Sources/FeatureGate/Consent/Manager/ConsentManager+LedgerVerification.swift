@@ -58,6 +58,8 @@ extension ConsentManager {
                 reading = later
             }
             ledgerSnapshot = reading.snapshot
+            // The checkpoint on disk is not to be built on: the next record goes in under the lock, from this fold.
+            isCheckpointRefolded = true
             _ = reconcile(with: reading.snapshot.trail)  // Observers are notified inside.
             if disagrees {
                 diagnostics.append(.ledgerCheckpointMismatch(ledger: name))

@@ -18,16 +18,50 @@ extension ConsentManager {
     /// - Returns: The changes applied, in order, as the observers received them.
     @discardableResult
     public func catchUpWithLedger() -> [ConsentChange] {
+        // The records of intents not folded yet, read before the ledger: a fold appends an intent's records before
+        // it deletes the intent, so each is in one read or the other.
+        let intended = Self.pendingIntentRecords(ledger: ledger, store: privacy.store)
         guard let reading = try? ledger.readTrail(after: ledgerSnapshot) else { return [] }
         ledgerSnapshot = reading.snapshot
-        if let appended = reading.appended { return applyFromLedger(appended) }
-        return reconcile(with: reading.snapshot.trail)
+        guard let appended = reading.appended else {
+            let trail = reading.snapshot.trail
+            // Folded since they were read when the trail is as new as they are.
+            return reconcile(with: trail)
+                + applyPendingRefusals(
+                    intended.filter { record in
+                        !((trail.answers[record.category]?.decidedAt).map { $0.timeIntervalSince(record.time) > -0.001 }
+                            ?? false)
+                    })
+        }
+        return applyFromLedger(appended)
+            + applyPendingRefusals(
+                intended.filter { record in !appended.records.contains { Self.isSameRecord($0, record) } })
+    }
+
+    /// Applies the refusals of `intended`, records other writers made without the lock (intents no holder of the
+    /// lock had folded when they were read, and that the ledger as read lacks), after what the ledger holds:
+    /// whatever is appended after an intent was written comes after its records. Each category's last refusal is
+    /// applied once, and held as this manager holds its own (``deferRefusal(_:)``) until its record is read back
+    /// from the ledger.
+    func applyPendingRefusals(_ intended: [ConsentRecord]) -> [ConsentChange] {
+        var changes: [ConsentChange] = []
+        for (index, record) in intended.enumerated()
+        where record.newStatus.isRefusal && !intended[(index + 1)...].contains(where: { $0.category == record.category })
+        {
+            if let deferred = deferredRecords[record.category], Self.isSameRecord(record, deferred) { continue }
+            durableRefusals.remove(record.category)
+            changes += applyFromLedger(ConsentLedgerContents(records: [record]))
+            durableRefusals.insert(record.category)
+            deferredRecords[record.category] = record
+        }
+        return changes
     }
 
     /// Appends `record`. When the ledger returns what other writers appended before it since this manager last
     /// read it, applies that first; otherwise the next ``catchUpWithLedger()`` reads the trail afresh.
     func appendToLedger(_ record: ConsentRecord) throws {
         let reading = try ledger.append(record, after: ledgerSnapshot)
+        if reading != nil { isCheckpointRefolded = false }
         // Under the lock: the gate state saved next, in the same critical section, reflects the ledger to the end of
         // this record, if it reflected it up to its start (else records a killed writer left unapplied come between,
         // and the point stays before them, for the next start to replay).
@@ -46,7 +80,7 @@ extension ConsentManager {
     @discardableResult
     func applyFromLedger(_ contents: ConsentLedgerContents) -> [ConsentChange] {
         let isTrusted = (ledgerSnapshot?.trail.unreadableEntries ?? 0) == 0
-        let heldRefusals = heldRefusals
+        var heldRefusals = heldRefusals
         var changes: [ConsentChange] = []
         var isGateStale = false
         for record in contents.records {
@@ -60,7 +94,15 @@ extension ConsentManager {
                 context.isGlobalPrivacyControlOn = record.newStatus == .denied
                 isGateStale = true
             }
-            guard !heldRefusals.contains(record.category) else { continue }
+            guard !heldRefusals.contains(record.category) else {
+                // A refusal recorded without the lock, read back: what other writers appended after it is newer.
+                if let deferred = deferredRecords[record.category], Self.isSameRecord(record, deferred) {
+                    deferredRecords[record.category] = nil
+                    durableRefusals.remove(record.category)
+                    heldRefusals = self.heldRefusals
+                }
+                continue
+            }
             if record.newStatus == .expired {
                 guard let answer, !answer.isExpiryRecorded else { continue }
                 answers[record.category]?.isExpiryRecorded = true
@@ -97,6 +139,12 @@ extension ConsentManager {
         _ = trail.mergeRefusals(privacy.storedConsentRefusals, policyVersion: policy.version)
         let before = answers
         let statusesBefore = currentDecisions().mapValues(\.status)
+        // A refusal made without the lock that the trail now holds is no longer held: the trail is as new as it.
+        for (category, record) in deferredRecords
+        where (trail.answers[category]?.decidedAt).map({ $0.timeIntervalSince(record.time) > -0.001 }) ?? false {
+            deferredRecords[category] = nil
+            durableRefusals.remove(category)
+        }
         let held = heldRefusals
         answers = trail.answers.filter { !held.contains($0.key) }.merging(before.filter { held.contains($0.key) }) {
             $1

@@ -58,6 +58,13 @@ public actor ConsentManager {
     /// The categories whose held refusal is durable as an intent that no holder of the lock has folded yet: in
     /// force, and kept over what other writers appended before it.
     var durableRefusals: Set<ConsentCategory> = []
+    /// The refusals recorded without the lock (``deferRefusal(_:)``) whose record this manager has not read back
+    /// from the ledger yet: what other writers appended before it is older, what follows it is newer.
+    var deferredRecords: [ConsentCategory: ConsentRecord] = [:]
+    /// Whether the check of the checkpoint start-up read folded the whole ledger instead (the checkpoint disagreed or
+    /// recorded no digest), and no record has been appended from that fold since: a refusal is then recorded under
+    /// the lock, whose append writes the checkpoint from this manager's fold, not from the one on disk.
+    var isCheckpointRefolded = false
     /// Whether a retry of the held changes waits for another process's lock: later changes are held behind them
     /// without waiting again.
     var isWaitingForLock = false
@@ -331,6 +338,11 @@ public actor ConsentManager {
     /// ``PrivacyManager/isEnabled(_:)`` before the ledger is written and before anything another process holds is
     /// waited for. A grant takes effect once it is recorded.
     ///
+    /// With a ``FileConsentLedger`` in the gate's data directory, a refusal makes no flush and takes no lock on the
+    /// caller's thread: it writes its record as an unflushed intent (a kill of the process right after keeps it) and
+    /// returns; the gate's flusher appends the record and saves the gate state off the caller's thread. Call
+    /// ``PrivacyManager/synchronize()`` where a power loss must not take it back.
+    ///
     /// The record and the gate state it decides are written in one hold of the data directory's lock. When another
     /// process keeps that lock for more than 100 ms (stopped in a debugger, suspended, on a slow disk), the call
     /// does not wait: the change is held and recorded once the lock is free, in order with the changes made
@@ -366,6 +378,8 @@ public actor ConsentManager {
         let closing = status.isRefusal ? privacy.catalog.mask(policy.features[category] ?? []) : []
         privacy.beginWithholding(closing)
         defer { privacy.endWithholding(closing) }
+        // A refusal is written for the operating system and returns; the flusher records it (issue 47, item 1).
+        if status.isRefusal, deferRefusal(record) { return record }
         // The record and the gate state it decides are written under one hold of the data directory's lock.
         let outcome = underLock(takesAway: status.isRefusal) { () -> Result<ConsentRecord, ConsentRecordingError> in
             // The edge is made over the gate state as it is now, not as this process last read it: another

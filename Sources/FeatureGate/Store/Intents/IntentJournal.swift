@@ -286,14 +286,30 @@ package enum IntentJournal {
         let files = Array(pending.prefix { $0.intent.isReadable })
         let anchorURL = URL(filePath: anchor, directoryHint: .isDirectory)
         // The records first, in order: the ledger is the commit point, and a state a crash left behind is replayed.
-        for (ledgerFile, intents) in grouped(files.map(\.intent), by: \.ledgerFile) {
+        // Where they went, when one ledger took them all: a state that reflected the ledger up to them reflects it
+        // to their end once they are folded into it.
+        var appended: Range<Int>?
+        let ledgerGroups = grouped(files.map(\.intent), by: \.ledgerFile)
+        for (ledgerFile, intents) in ledgerGroups {
             guard let ledgerFile else { continue }
             let ledger = FileConsentLedger(url: anchorURL.appending(path: ledgerFile, directoryHint: .notDirectory))
             let records = recordsNotInLedger(
                 intents.flatMap(\.records), ledger: FileLocation(anchor: anchor, components: [ledgerFile]))
             // All of them in one append: a ledger that refuses it keeps the intents, for the next fold.
             guard step() else { return }
-            do { try ledger.append(contentsOf: records) } catch { return }
+            do {
+                // Some already there: a fold killed after its append's write, maybe before its flush.
+                if records.count < intents.reduce(0, { $0 + $1.records.count }) {
+                    flushFile(FileLocation(anchor: anchor, components: [ledgerFile]))
+                }
+                if let end = try ledger.append(contentsOf: records),
+                    ledgerGroups.count(where: { $0.0 != nil }) == 1
+                {
+                    appended = (end - records.reduce(0) { $0 + ConsentRecordLine.encode($1).count })..<end
+                }
+            } catch {
+                return
+            }
         }
         // The payloads next: each replaces only the bytes it was recorded over.
         for (remoteFile, intents) in grouped(files.compactMap(\.intent.remote), by: { $0.file }) {
@@ -328,7 +344,11 @@ package enum IntentJournal {
                         case .success(let record): base = record ?? base
                         }
                     }
-                    let folded = intents.reduce(base) { $1.applied(to: $0) }.encoded()
+                    var record = intents.reduce(base) { $1.applied(to: $0) }
+                    if let appended, record.ledgerLength == appended.lowerBound {
+                        record.ledgerLength = appended.upperBound
+                    }
+                    let folded = record.encoded()
                     return folded == data ? nil : folded
                 }
             } catch {
@@ -372,22 +392,68 @@ package enum IntentJournal {
     /// The deletions themselves are left to a later flush (a plain one of the folder when it stays): intents that come
     /// back after a power loss are folded again, which takes nothing more away. Called with the lock held.
     ///
+    /// With `tookRecords` (consent records among the intents, appended to the ledger just before), the deletions are
+    /// flushed too, once: a refusal's intent that came back after a power loss would be folded again over a grant
+    /// made since, whose gate state is committed by its ledger line without a flush of the directory. With
+    /// `isCommittedByLedger` (the state's new point covers every record the intents held, and they held nothing
+    /// else), the flush before the deletions is left out: a power loss that keeps them and loses the rename leaves
+    /// the state at the records' start, and the next start replays them.
+    ///
     /// - Returns: Whether the folder was removed.
     @discardableResult
-    package static func removeCommitted(_ names: [String], in anchor: String) -> Bool {
+    package static func removeCommitted(
+        _ names: [String], in anchor: String, tookRecords: Bool = false, isCommittedByLedger: Bool = false
+    ) -> Bool {
         let fs = FileSystem.active
         let directory = fs.open(anchor, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC, 0)
         guard directory >= 0 else { return false }
         defer { _ = fs.close(directory) }
-        AtomicFile.flushDirectory(directory)
+        if !isCommittedByLedger { AtomicFile.flushDirectory(directory) }
         guard !names.isEmpty else { return false }
         let folder = fs.openat(directory, directoryName, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC, 0)
         guard folder >= 0 else { return false }
         defer { _ = fs.close(folder) }
         for name in names { _ = fs.unlinkat(folder, name, 0) }
         let removed = fs.unlinkat(directory, directoryName, AT_REMOVEDIR) == 0
-        if !removed { AtomicFile.flushDirectory(folder, .plain) }
+        if !removed {
+            AtomicFile.flushDirectory(folder, .plain)
+        } else if tookRecords || isCommittedByLedger {
+            AtomicFile.flushDirectory(directory, .plain)
+        }
         return removed
+    }
+
+    /// Flushes the file at `location` (the ledger, whose lines an intent's records found there may have been written
+    /// by a fold killed before its flush): what the state written next takes for committed is then on the disk.
+    package static func flushFile(_ location: FileLocation) {
+        let fs = FileSystem.active
+        let directory = fs.open(location.anchor, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC, 0)
+        guard directory >= 0 else { return }
+        defer { _ = fs.close(directory) }
+        let fd = fs.openat(directory, location.components[0], O_RDONLY | O_NOFOLLOW | O_CLOEXEC, 0)
+        guard fd >= 0 else { return }
+        _ = AtomicFile.flushToDisk(fd, .full)
+        _ = fs.close(fd)
+    }
+
+    /// Flushes every pending intent of the directory `anchor`, their folder and its entry: what a fold could not
+    /// take in (a ledger that refused its records) is then on the disk, as an intent recorded flushed is.
+    package static func flushPending(in anchor: String) {
+        let fs = FileSystem.active
+        let directory = fs.open(anchor, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC, 0)
+        guard directory >= 0 else { return }
+        defer { _ = fs.close(directory) }
+        let folder = fs.openat(directory, directoryName, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC, 0)
+        guard folder >= 0 else { return }
+        defer { _ = fs.close(folder) }
+        for file in pendingFiles(in: anchor).files {
+            let fd = fs.openat(folder, file.name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC, 0)
+            guard fd >= 0 else { continue }
+            _ = AtomicFile.flushToDisk(fd, .full)
+            _ = fs.close(fd)
+        }
+        AtomicFile.flushDirectory(folder)
+        AtomicFile.flushDirectory(directory)
     }
 
     private static func modificationSeconds(_ status: stat) -> Int {
