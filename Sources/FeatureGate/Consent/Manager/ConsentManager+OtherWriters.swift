@@ -45,9 +45,9 @@ extension ConsentManager {
     /// from the ledger.
     func applyPendingRefusals(_ intended: [ConsentRecord]) -> [ConsentChange] {
         var changes: [ConsentChange] = []
-        for (index, record) in intended.enumerated()
-        where record.newStatus.isRefusal && !intended[(index + 1)...].contains(where: { $0.category == record.category })
-        {
+        for (index, record) in intended.enumerated() where record.newStatus.isRefusal {
+            // A category's last record only.
+            guard !intended[(index + 1)...].contains(where: { $0.category == record.category }) else { continue }
             if let deferred = deferredRecords[record.category], Self.isSameRecord(record, deferred) { continue }
             durableRefusals.remove(record.category)
             changes += applyFromLedger(ConsentLedgerContents(records: [record]))
