@@ -13,7 +13,7 @@ extension AtomicFile {
 
     /// Reads the whole file at `location`, or returns `nil` when it (or a directory on the way) does not exist.
     package static func read(_ location: FileLocation, limit: Int) throws(FileStoreError) -> Data? {
-        try withDirectory(location, create: false) { (directory, name, _) throws(FileStoreError) -> Data? in
+        try withDirectory(reading: location) { (directory, name) throws(FileStoreError) -> Data? in
             guard let directory else { return nil }
             return try readFile(name, in: directory, path: location.path, limit: limit)
         }
@@ -39,7 +39,7 @@ extension AtomicFile {
     package static func withOpenedFile<Result>(
         _ location: FileLocation, limit: Int, _ body: (OpenedFile?) throws(FileStoreError) -> Result
     ) throws(FileStoreError) -> Result {
-        try withDirectory(location, create: false) { (directory, name, _) throws(FileStoreError) -> Result in
+        try withDirectory(reading: location) { (directory, name) throws(FileStoreError) -> Result in
             guard let directory else { return try body(nil) }
             let path = location.path
             guard let fd = try openRegularFile(name, in: directory, path: path) else { return try body(nil) }

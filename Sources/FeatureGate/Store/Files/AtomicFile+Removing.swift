@@ -174,9 +174,8 @@ extension AtomicFile {
     /// The names in the directory at `location`, as ``entries(of:)`` lists them, or `nil` when it (or a directory on
     /// the way) does not exist: the usual case at a launch, which then builds no error.
     package static func entriesIfPresent(of location: FileLocation) throws(FileStoreError) -> [String]? {
-        try withDirectory(FileLocation(anchor: location.anchor, components: location.components + ["."]), create: false)
-        {
-            (directory, _, _) throws(FileStoreError) -> [String]? in
+        try withDirectory(reading: FileLocation(anchor: location.anchor, components: location.components + ["."])) {
+            (directory, _) throws(FileStoreError) -> [String]? in
             guard let directory else { return nil }
             return try entries(of: directory, path: location.path)
         }

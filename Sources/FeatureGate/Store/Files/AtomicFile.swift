@@ -24,35 +24,100 @@ package enum AtomicFile {
     /// `nil` when a directory on the way does not exist and `create` is false. `body` also gets the anchor's
     /// ``DirectoryLock``, which it takes before it writes or deletes; it is released when `body` returns.
     ///
-    /// Every operation of this type goes through here.
+    /// Every operation of this type that writes or deletes goes through here; reads go through
+    /// ``withDirectory(reading:_:)``.
+    @inline(__always)
     static func withDirectory<Result>(
         _ location: FileLocation,
         create: Bool,
         _ body: (Int32?, String, DirectoryLock) throws(FileStoreError) -> Result
     ) throws(FileStoreError) -> Result {
+        // The walk is out of line, in two functions that take no closure and are not generic: as a generic taking
+        // `body`, the optimizer copied it for every caller (14 copies, about 30 KB of the binary). The lock is made and
+        // taken here, in the caller's frame, where it stays on the stack: handed to or returned by an out-of-line
+        // walk, it was allocated on the heap for every call.
+        let anchor = try openAnchor(location, create: create)
+        // The anchor stays open until the end: the lock is taken on a file in it.
+        let lock = DirectoryLock(anchor: anchor, path: anchor < 0 ? "" : location.anchor)
+        defer {
+            lock.release()
+            closeAnchor(anchor)
+        }
+        // A write below a subdirectory takes the lock before opening it: another process's purge (``removeTree(_:)``)
+        // could otherwise delete it between its opening and the write, which would then fail.
+        if create && location.components.count > 1 { try lock.acquire() }
+        let opened = try openDirectories(below: anchor, location, create: create)
+        defer { opened.close() }
+        return try body(opened.directory, opened.name, lock)
+    }
+
+    /// ``withDirectory(_:create:_:)`` for a read: creates nothing and has no lock to hand `body` (a read takes none).
+    @inline(__always)
+    static func withDirectory<Result>(
+        reading location: FileLocation,
+        _ body: (Int32?, String) throws(FileStoreError) -> Result
+    ) throws(FileStoreError) -> Result {
+        let anchor = try openAnchor(location, create: false)
+        defer { closeAnchor(anchor) }
+        let opened = try openDirectories(below: anchor, location, create: false)
+        defer { opened.close() }
+        return try body(opened.directory, opened.name)
+    }
+
+    /// What the walk of ``withDirectory(_:create:_:)`` opened below the anchor: what it hands `body`, and what it
+    /// closes after.
+    struct OpenedDirectories {
+        /// The innermost directory, or `nil` when a directory on the way does not exist (and `create` is false).
+        let directory: Int32?
+        /// The last component's name.
+        let name: String
+        /// The anchor's descriptor (`-1` when it does not exist).
+        let anchor: Int32
+        /// The last directory opened below the anchor, or the anchor.
+        let last: Int32
+
+        /// Closes the last directory opened below the anchor (the anchor is closed by ``closeAnchor(_:)``).
+        @inline(never)
+        func close() {
+            if last != anchor { _ = FileSystem.active.close(last) }
+        }
+    }
+
+    /// The first step of the walk of ``withDirectory(_:create:_:)``: opens `location`'s anchor (creating it when
+    /// `create` is true), or returns `-1` when it does not exist and `create` is false.
+    @inline(never)
+    private static func openAnchor(_ location: FileLocation, create: Bool) throws(FileStoreError) -> Int32 {
         precondition(!location.components.isEmpty, "a file location names something below its anchor")
-        let name = location.components[location.components.count - 1]
-        let fs = FileSystem.active
         var anchor = openDirectory(atPath: location.anchor)
         if anchor < 0 && errno == ENOENT && create {
             try createDirectory(location.anchor)
             anchor = openDirectory(atPath: location.anchor)
         }
         if anchor < 0 {
-            if errno == ENOENT && !create { return try body(nil, name, DirectoryLock(anchor: -1, path: "")) }
+            if errno == ENOENT && !create { return -1 }
             throw directoryError(path: location.anchor, errno: errno)
         }
-        // The anchor stays open until the end: the lock is taken on a file in it.
-        let lock = DirectoryLock(anchor: anchor, path: location.anchor)
+        return anchor
+    }
+
+    /// Closes the anchor ``openAnchor(_:create:)`` opened, if it did.
+    @inline(never)
+    private static func closeAnchor(_ anchor: Int32) {
+        if anchor >= 0 { _ = FileSystem.active.close(anchor) }
+    }
+
+    /// The rest of the walk of ``withDirectory(_:create:_:)``: opens the directories below `anchor` (creating them
+    /// when `create` is true) and returns what it opened; on a throw, it has closed what it opened.
+    @inline(never)
+    private static func openDirectories(
+        below anchor: Int32, _ location: FileLocation, create: Bool
+    ) throws(FileStoreError) -> OpenedDirectories {
+        let name = location.components[location.components.count - 1]
+        guard anchor >= 0 else { return OpenedDirectories(directory: nil, name: name, anchor: -1, last: -1) }
+        let fs = FileSystem.active
         var fd = anchor
-        defer {
-            if fd != anchor { _ = fs.close(fd) }
-            lock.release()
-            _ = fs.close(anchor)
-        }
-        // A write below a subdirectory takes the lock before opening it: another process's purge (``removeTree(_:)``)
-        // could otherwise delete it between its opening and the write, which would then fail.
-        if create && location.components.count > 1 { try lock.acquire() }
+        var handedOver = false
+        defer { if !handedOver && fd != anchor { _ = fs.close(fd) } }
         var path = location.anchor
         for component in location.components.dropLast() {
             path += (path.hasSuffix("/") ? "" : "/") + component
@@ -65,13 +130,17 @@ package enum AtomicFile {
             }
             if next < 0 {
                 let code = errno
-                if code == ENOENT && !create { return try body(nil, name, lock) }
+                if code == ENOENT && !create {
+                    handedOver = true
+                    return OpenedDirectories(directory: nil, name: name, anchor: anchor, last: fd)
+                }
                 throw error(path: path, operation: .open, errno: code, at: component, in: fd, directory: true)
             }
             if fd != anchor { _ = fs.close(fd) }
             fd = next
         }
-        return try body(fd, name, lock)
+        handedOver = true
+        return OpenedDirectories(directory: fd, name: name, anchor: anchor, last: fd)
     }
 
     private static func openDirectory(atPath path: String) -> Int32 {
