@@ -70,35 +70,35 @@ extension AtomicFile {
     /// what is removed. The lock is taken, and its file created, only when there is something to remove.
     package static func removeTemporaries(in url: URL) -> TreeRemoval {
         // The directory is the anchor, as it is for the files in it.
-        removeTemporaries(in: FileLocation(anchor: url, components: ["."])) { (lock) throws(FileStoreError) in
-            try lock.acquire()
-        }
+        removeTemporaries(in: FileLocation(anchor: url, components: ["."]), waitingAtMost: nil)
     }
 
     /// Removes the temporary files in the directory `location` names (its anchor, with the one component `.`), as
     /// the form taking its URL does, waiting for the lock at most `wait` (``lockWait`` is bound only when there is
     /// something to remove: a launch, which finds nothing, pays nothing for it).
     package static func removeTemporaries(in location: FileLocation, lockWait wait: Duration) -> TreeRemoval {
-        removeTemporaries(in: location) { (lock) throws(FileStoreError) in
-            do {
-                try $lockWait.withValue(wait) { try lock.acquire() }
-            } catch let error as FileStoreError {
-                throw error
-            } catch {
-                preconditionFailure("DirectoryLock.acquire throws FileStoreError only")
-            }
-        }
+        removeTemporaries(in: location, waitingAtMost: wait)
     }
 
-    private static func removeTemporaries(
-        in location: FileLocation, acquire: (DirectoryLock) throws(FileStoreError) -> Void
-    ) -> TreeRemoval {
+    /// Both forms of `removeTemporaries`: `wait` is the ``lockWait`` bound while the lock is taken, `nil` to leave it
+    /// as it is. (A value, not a closure: a closure made the optimizer copy this function for each form.)
+    private static func removeTemporaries(in location: FileLocation, waitingAtMost wait: Duration?) -> TreeRemoval {
         var result = TreeRemoval()
         do throws(FileStoreError) {
             try withDirectory(location, create: false) { (directory, _, lock) throws(FileStoreError) in
                 guard let directory else { return }
                 guard try entries(of: directory, path: location.anchor).contains(where: isTemporaryName) else { return }
-                try acquire(lock)
+                if let wait {
+                    do {
+                        try $lockWait.withValue(wait) { try lock.acquire() }
+                    } catch let error as FileStoreError {
+                        throw error
+                    } catch {
+                        preconditionFailure("DirectoryLock.acquire throws FileStoreError only")
+                    }
+                } else {
+                    try lock.acquire()
+                }
                 // Listed again under the lock: what was listed before may have been a write in flight.
                 for entry in try entries(of: directory, path: location.anchor) where isTemporaryName(entry) {
                     if FileSystem.active.unlinkat(directory, entry, 0) == 0 {

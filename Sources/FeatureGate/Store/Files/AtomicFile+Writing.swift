@@ -103,7 +103,7 @@ extension AtomicFile {
     ///
     /// `afterwards` runs once the line is flushed, still under the lock, with the file as it now is and its
     /// directory (see ``AppendedFile``); it must only compute and touch the files beside this one.
-    package static func appendLine(
+    static func appendLine(
         _ line: Data, to location: FileLocation, maximumLineLength: Int, isCutShort: (Data) -> Bool,
         afterwards: (AppendedFile) -> Void = { _ in }
     ) throws(FileStoreError) {
