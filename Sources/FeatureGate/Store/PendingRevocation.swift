@@ -79,21 +79,16 @@ package struct PendingRevocation: Sendable, Equatable, Codable {
         return (try? encoder.encode(self)) ?? Data("{}".utf8)
     }
 
-    private enum CodingKeys: String, CodingKey {
-        case requestKey, anonymousIdentifier, beganAt, isErasureOwed, areSubsystemsPurged, isIdentifierDeleted
-        case erasureNotBefore
-    }
-
     /// Decodes the form `encode(to:)` writes: `beganAt` in whole seconds since 1970.
     package init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        requestKey = try container.decode(UUID.self, forKey: .requestKey)
-        anonymousIdentifier = try container.decodeIfPresent(UUID.self, forKey: .anonymousIdentifier)
-        beganAt = Date(timeIntervalSince1970: TimeInterval(try container.decode(Int64.self, forKey: .beganAt)))
-        isErasureOwed = try container.decode(Bool.self, forKey: .isErasureOwed)
-        areSubsystemsPurged = try container.decode(Bool.self, forKey: .areSubsystemsPurged)
-        isIdentifierDeleted = try container.decode(Bool.self, forKey: .isIdentifierDeleted)
-        erasureNotBefore = try container.decodeIfPresent(Int64.self, forKey: .erasureNotBefore).map {
+        let container = try decoder.container(keyedBy: JSONKey.self)
+        requestKey = try container.decode(UUID.self, forKey: "requestKey")
+        anonymousIdentifier = try container.decodeIfPresent(UUID.self, forKey: "anonymousIdentifier")
+        beganAt = Date(timeIntervalSince1970: TimeInterval(try container.decode(Int64.self, forKey: "beganAt")))
+        isErasureOwed = try container.decode(Bool.self, forKey: "isErasureOwed")
+        areSubsystemsPurged = try container.decode(Bool.self, forKey: "areSubsystemsPurged")
+        isIdentifierDeleted = try container.decode(Bool.self, forKey: "isIdentifierDeleted")
+        erasureNotBefore = try container.decodeIfPresent(Int64.self, forKey: "erasureNotBefore").map {
             Date(timeIntervalSince1970: TimeInterval($0))
         }
     }
@@ -119,14 +114,14 @@ package struct PendingRevocation: Sendable, Equatable, Codable {
     /// Encodes the record; `beganAt` and `erasureNotBefore` as whole seconds since 1970, the identifier and the
     /// time only while there is one.
     package func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(requestKey, forKey: .requestKey)
-        try container.encodeIfPresent(anonymousIdentifier, forKey: .anonymousIdentifier)
-        try container.encode(Int64(beganAt.timeIntervalSince1970), forKey: .beganAt)
-        try container.encode(isErasureOwed, forKey: .isErasureOwed)
-        try container.encode(areSubsystemsPurged, forKey: .areSubsystemsPurged)
-        try container.encode(isIdentifierDeleted, forKey: .isIdentifierDeleted)
+        var container = encoder.container(keyedBy: JSONKey.self)
+        try container.encode(requestKey, forKey: "requestKey")
+        try container.encodeIfPresent(anonymousIdentifier, forKey: "anonymousIdentifier")
+        try container.encode(Int64(beganAt.timeIntervalSince1970), forKey: "beganAt")
+        try container.encode(isErasureOwed, forKey: "isErasureOwed")
+        try container.encode(areSubsystemsPurged, forKey: "areSubsystemsPurged")
+        try container.encode(isIdentifierDeleted, forKey: "isIdentifierDeleted")
         try container.encodeIfPresent(
-            erasureNotBefore.map { Int64($0.timeIntervalSince1970.rounded(.up)) }, forKey: .erasureNotBefore)
+            erasureNotBefore.map { Int64($0.timeIntervalSince1970.rounded(.up)) }, forKey: "erasureNotBefore")
     }
 }

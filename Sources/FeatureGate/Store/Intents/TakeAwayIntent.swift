@@ -57,6 +57,26 @@ package struct TakeAwayIntent: Sendable, Equatable, Codable {
             self.entityTag = record.entityTag
             self.lastModified = record.lastModified
         }
+
+        /// Decodes the payload as a synthesized conformance would, with the shared ``JSONKey``.
+        package init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: JSONKey.self)
+            file = try container.decode(String.self, forKey: "file")
+            base = try container.decode(String.self, forKey: "base")
+            payload = try container.decode(Data.self, forKey: "payload")
+            entityTag = try container.decodeIfPresent(String.self, forKey: "entityTag")
+            lastModified = try container.decodeIfPresent(String.self, forKey: "lastModified")
+        }
+
+        /// Encodes the payload as a synthesized conformance would, with the shared ``JSONKey``.
+        package func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: JSONKey.self)
+            try container.encode(file, forKey: "file")
+            try container.encode(base, forKey: "base")
+            try container.encode(payload, forKey: "payload")
+            try container.encodeIfPresent(entityTag, forKey: "entityTag")
+            try container.encodeIfPresent(lastModified, forKey: "lastModified")
+        }
     }
 
     package init(
@@ -75,15 +95,29 @@ package struct TakeAwayIntent: Sendable, Equatable, Codable {
 
     /// Decodes an intent; one without a version is of the first format.
     package init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        version = try container.decodeIfPresent(Int.self, forKey: .version) ?? 1
-        stateFile = try container.decodeIfPresent(String.self, forKey: .stateFile)
-        ledgerFile = try container.decodeIfPresent(String.self, forKey: .ledgerFile)
-        disable = try container.decodeIfPresent(UInt.self, forKey: .disable) ?? 0
-        refuse = try container.decodeIfPresent([ConsentCategory].self, forKey: .refuse) ?? []
-        records = try container.decodeIfPresent([ConsentRecord].self, forKey: .records) ?? []
-        pendingRevocation = try container.decodeIfPresent(PendingRevocation.self, forKey: .pendingRevocation)
-        remote = try container.decodeIfPresent(RemoteIntent.self, forKey: .remote)
+        let container = try decoder.container(keyedBy: JSONKey.self)
+        version = try container.decodeIfPresent(Int.self, forKey: "version") ?? 1
+        stateFile = try container.decodeIfPresent(String.self, forKey: "stateFile")
+        ledgerFile = try container.decodeIfPresent(String.self, forKey: "ledgerFile")
+        disable = try container.decodeIfPresent(UInt.self, forKey: "disable") ?? 0
+        refuse = try container.decodeIfPresent([ConsentCategory].self, forKey: "refuse") ?? []
+        records = try container.decodeIfPresent([ConsentRecord].self, forKey: "records") ?? []
+        pendingRevocation = try container.decodeIfPresent(PendingRevocation.self, forKey: "pendingRevocation")
+        remote = try container.decodeIfPresent(RemoteIntent.self, forKey: "remote")
+    }
+
+    /// Encodes the intent: every field, the optional ones only when present (as a synthesized conformance would, with
+    /// the shared ``JSONKey``).
+    package func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: JSONKey.self)
+        try container.encode(version, forKey: "version")
+        try container.encodeIfPresent(stateFile, forKey: "stateFile")
+        try container.encodeIfPresent(ledgerFile, forKey: "ledgerFile")
+        try container.encode(disable, forKey: "disable")
+        try container.encode(refuse, forKey: "refuse")
+        try container.encode(records, forKey: "records")
+        try container.encodeIfPresent(pendingRevocation, forKey: "pendingRevocation")
+        try container.encodeIfPresent(remote, forKey: "remote")
     }
 
     /// Whether a build of this version can fold it: one from a newer build may take away what this one cannot read.
