@@ -133,6 +133,30 @@ public struct RemoteLayerFile: Sendable, CustomStringConvertible {
         var etag: String?
         var lastModified: String?
         var payload: String
+
+        init(version: Int, etag: String?, lastModified: String?, payload: String) {
+            self.version = version
+            self.etag = etag
+            self.lastModified = lastModified
+            self.payload = payload
+        }
+
+        // Written out with the shared ``JSONKey``, as a synthesized conformance would: optionals only when present.
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: JSONKey.self)
+            version = try container.decode(Int.self, forKey: "version")
+            etag = try container.decodeIfPresent(String.self, forKey: "etag")
+            lastModified = try container.decodeIfPresent(String.self, forKey: "lastModified")
+            payload = try container.decode(String.self, forKey: "payload")
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: JSONKey.self)
+            try container.encode(version, forKey: "version")
+            try container.encodeIfPresent(etag, forKey: "etag")
+            try container.encodeIfPresent(lastModified, forKey: "lastModified")
+            try container.encode(payload, forKey: "payload")
+        }
     }
 }
 

@@ -98,27 +98,19 @@ public struct AgeRangeParentalControls: OptionSet, Sendable, Hashable, Codable {
 }
 
 extension AgeRangeAnswer: Codable {
-    private enum CodingKeys: String, CodingKey {
-        case range, declined
-    }
-
-    private enum RangeKeys: String, CodingKey {
-        case lowerBound, upperBound, declaration, parentalControls
-    }
-
     /// Reads `{"range":{…}}` or `{"declined":{}}`; a range without a declaration (written before they were kept) is
     /// ``AgeRangeDeclaration/unspecified`` with no parental controls.
     public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        if container.contains(.range) {
-            let range = try container.nestedContainer(keyedBy: RangeKeys.self, forKey: .range)
+        let container = try decoder.container(keyedBy: JSONKey.self)
+        if container.contains("range") {
+            let range = try container.nestedContainer(keyedBy: JSONKey.self, forKey: "range")
             self = .range(
-                lowerBound: try range.decodeIfPresent(Int.self, forKey: .lowerBound),
-                upperBound: try range.decodeIfPresent(Int.self, forKey: .upperBound),
-                declaration: try range.decodeIfPresent(AgeRangeDeclaration.self, forKey: .declaration) ?? .unspecified,
-                parentalControls: try range.decodeIfPresent(AgeRangeParentalControls.self, forKey: .parentalControls)
+                lowerBound: try range.decodeIfPresent(Int.self, forKey: "lowerBound"),
+                upperBound: try range.decodeIfPresent(Int.self, forKey: "upperBound"),
+                declaration: try range.decodeIfPresent(AgeRangeDeclaration.self, forKey: "declaration") ?? .unspecified,
+                parentalControls: try range.decodeIfPresent(AgeRangeParentalControls.self, forKey: "parentalControls")
                     ?? [])
-        } else if container.contains(.declined) {
+        } else if container.contains("declined") {
             self = .declined
         } else {
             throw DecodingError.dataCorrupted(
@@ -128,16 +120,16 @@ extension AgeRangeAnswer: Codable {
 
     /// Writes `{"range":{…}}` or `{"declined":{}}`.
     public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
+        var container = encoder.container(keyedBy: JSONKey.self)
         switch self {
         case .declined:
-            _ = container.nestedContainer(keyedBy: RangeKeys.self, forKey: .declined)
+            _ = container.nestedContainer(keyedBy: JSONKey.self, forKey: "declined")
         case .range(let lower, let upper, let declaration, let controls):
-            var range = container.nestedContainer(keyedBy: RangeKeys.self, forKey: .range)
-            try range.encodeIfPresent(lower, forKey: .lowerBound)
-            try range.encodeIfPresent(upper, forKey: .upperBound)
-            try range.encode(declaration, forKey: .declaration)
-            try range.encode(controls, forKey: .parentalControls)
+            var range = container.nestedContainer(keyedBy: JSONKey.self, forKey: "range")
+            try range.encodeIfPresent(lower, forKey: "lowerBound")
+            try range.encodeIfPresent(upper, forKey: "upperBound")
+            try range.encode(declaration, forKey: "declaration")
+            try range.encode(controls, forKey: "parentalControls")
         }
     }
 }

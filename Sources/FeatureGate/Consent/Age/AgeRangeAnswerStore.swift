@@ -65,6 +65,24 @@ public struct FileAgeRangeAnswerStore: AgeRangeAnswerStore {
     private struct Contents: Codable {
         var version: Int
         var answer: AgeRangeAnswer
+
+        init(version: Int, answer: AgeRangeAnswer) {
+            self.version = version
+            self.answer = answer
+        }
+
+        // Written out with the shared ``JSONKey``, as a synthesized conformance would.
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: JSONKey.self)
+            version = try container.decode(Int.self, forKey: "version")
+            answer = try container.decode(AgeRangeAnswer.self, forKey: "answer")
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: JSONKey.self)
+            try container.encode(version, forKey: "version")
+            try container.encode(answer, forKey: "answer")
+        }
     }
 
     /// The saved answer, or `nil` when the file does not exist.

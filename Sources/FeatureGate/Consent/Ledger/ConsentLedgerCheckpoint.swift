@@ -47,6 +47,19 @@ enum ConsentLedgerCheckpoint {
         var globalPrivacyControl: Bool
         var answers: [Answer]
         var sourceAnswers: [SourceAnswer]
+
+        // Written out with the shared ``JSONKey``, as a synthesized conformance would: the digest only when present.
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: JSONKey.self)
+            try container.encode(v, forKey: "v")
+            try container.encode(ledgerLength, forKey: "ledgerLength")
+            try container.encode(fingerprint, forKey: "fingerprint")
+            try container.encodeIfPresent(digest, forKey: "digest")
+            try container.encode(unreadableEntries, forKey: "unreadableEntries")
+            try container.encode(globalPrivacyControl, forKey: "globalPrivacyControl")
+            try container.encode(answers, forKey: "answers")
+            try container.encode(sourceAnswers, forKey: "sourceAnswers")
+        }
     }
 
     fileprivate struct Answer: Encodable {
@@ -57,12 +70,32 @@ enum ConsentLedgerCheckpoint {
         var policyVersion: Int
         var trusted: Bool
         var expiryRecorded: Bool
+
+        // Written out with the shared ``JSONKey``, as a synthesized conformance would: optionals only when present.
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: JSONKey.self)
+            try container.encode(category, forKey: "category")
+            try container.encode(status, forKey: "status")
+            try container.encodeIfPresent(decidedAt, forKey: "decidedAt")
+            try container.encodeIfPresent(source, forKey: "source")
+            try container.encode(policyVersion, forKey: "policyVersion")
+            try container.encode(trusted, forKey: "trusted")
+            try container.encode(expiryRecorded, forKey: "expiryRecorded")
+        }
     }
 
     fileprivate struct SourceAnswer: Encodable {
         var source: ConsentSource
         var category: ConsentCategory
         var status: ConsentStatus
+
+        // Written out with the shared ``JSONKey``, as a synthesized conformance would.
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: JSONKey.self)
+            try container.encode(source, forKey: "source")
+            try container.encode(category, forKey: "category")
+            try container.encode(status, forKey: "status")
+        }
     }
 
     static func encode(_ snapshot: ConsentLedgerSnapshot) -> Data? {

@@ -65,4 +65,28 @@ public struct ConsentRecord: Sendable, Hashable, Codable {
         self.policyVersion = policyVersion
         self.source = source
     }
+
+    /// Decodes a record from the keyed form ``encode(to:)`` writes; every field is required.
+    public init(from decoder: any Decoder) throws {
+        // Written out with the shared ``JSONKey``, as the synthesized conformance did: the same keys and values.
+        let container = try decoder.container(keyedBy: JSONKey.self)
+        category = try container.decode(ConsentCategory.self, forKey: "category")
+        previousStatus = try container.decode(ConsentStatus.self, forKey: "previousStatus")
+        newStatus = try container.decode(ConsentStatus.self, forKey: "newStatus")
+        time = try container.decode(Date.self, forKey: "time")
+        policyVersion = try container.decode(Int.self, forKey: "policyVersion")
+        source = try container.decode(ConsentSource.self, forKey: "source")
+    }
+
+    /// Encodes the record keyed by its property names (`category`, `previousStatus`, `newStatus`, `time`,
+    /// `policyVersion`, `source`), the time as the encoder encodes a `Date`.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: JSONKey.self)
+        try container.encode(category, forKey: "category")
+        try container.encode(previousStatus, forKey: "previousStatus")
+        try container.encode(newStatus, forKey: "newStatus")
+        try container.encode(time, forKey: "time")
+        try container.encode(policyVersion, forKey: "policyVersion")
+        try container.encode(source, forKey: "source")
+    }
 }

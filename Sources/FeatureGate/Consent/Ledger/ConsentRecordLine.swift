@@ -13,6 +13,42 @@ package enum ConsentRecordLine {
         var time: String
         var policyVersion: Int
         var source: ConsentSource
+
+        init(
+            v: Int, category: ConsentCategory, previousStatus: ConsentStatus, newStatus: ConsentStatus, time: String,
+            policyVersion: Int, source: ConsentSource
+        ) {
+            self.v = v
+            self.category = category
+            self.previousStatus = previousStatus
+            self.newStatus = newStatus
+            self.time = time
+            self.policyVersion = policyVersion
+            self.source = source
+        }
+
+        // Written out with the shared ``JSONKey``, as a synthesized conformance would: every field required.
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: JSONKey.self)
+            v = try container.decode(Int.self, forKey: "v")
+            category = try container.decode(ConsentCategory.self, forKey: "category")
+            previousStatus = try container.decode(ConsentStatus.self, forKey: "previousStatus")
+            newStatus = try container.decode(ConsentStatus.self, forKey: "newStatus")
+            time = try container.decode(String.self, forKey: "time")
+            policyVersion = try container.decode(Int.self, forKey: "policyVersion")
+            source = try container.decode(ConsentSource.self, forKey: "source")
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: JSONKey.self)
+            try container.encode(v, forKey: "v")
+            try container.encode(category, forKey: "category")
+            try container.encode(previousStatus, forKey: "previousStatus")
+            try container.encode(newStatus, forKey: "newStatus")
+            try container.encode(time, forKey: "time")
+            try container.encode(policyVersion, forKey: "policyVersion")
+            try container.encode(source, forKey: "source")
+        }
     }
 
     private static let timeStyle = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
