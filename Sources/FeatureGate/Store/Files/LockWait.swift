@@ -49,12 +49,27 @@ extension AtomicFile {
     private static let heldLockKey = "FeatureGate.AtomicFile.heldLockPath"
 
     /// Runs `body` with ``heldLockPath`` set to `path` on this thread.
+    @inline(__always)
     static func holdingLock<Result>(_ path: String, _ body: () -> Result) -> Result {
+        // The thread dictionary's work out of line: inlined, it was copied into every caller of every type.
+        let previous = setHeldLockPath(path)
+        defer { restoreHeldLockPath(previous) }
+        return body()
+    }
+
+    /// Sets ``heldLockPath`` to `path` on this thread; returns what it was, for ``restoreHeldLockPath(_:)``.
+    @inline(never)
+    private static func setHeldLockPath(_ path: String) -> Any? {
         let dictionary = Thread.current.threadDictionary
         let previous = dictionary[heldLockKey]
         dictionary[heldLockKey] = path
-        defer { dictionary[heldLockKey] = previous }
-        return body()
+        return previous
+    }
+
+    /// Sets ``heldLockPath`` back to what ``setHeldLockPath(_:)`` returned.
+    @inline(never)
+    private static func restoreHeldLockPath(_ previous: Any?) {
+        Thread.current.threadDictionary[heldLockKey] = previous
     }
 
     /// Takes `flock(LOCK_EX)` on `descriptor`, waiting as ``lockWait`` allows; returns 0, or -1 with `errno` set
