@@ -145,18 +145,13 @@ extension AtomicFile {
         takesAway: Bool = false, foldsIntents: Bool = true, _ body: () -> Result
     ) -> Result? {
         let location = FileLocation(file: file)
-        let fs = FileSystem.active
-        var anchor = fs.open(location.anchor, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC, 0)
-        if anchor < 0 && errno == ENOENT && create {
-            try? createDirectory(location.anchor)
-            anchor = fs.open(location.anchor, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC, 0)
-        }
+        let anchor = openLockedDirectory(location, create: create)
         guard anchor >= 0 else { return $lockWait.withValue(inside) { body() } }
         let lock = DirectoryLock(
             anchor: anchor, path: location.anchor, waitsForOwnHolders: !takesAway, foldsIntents: foldsIntents)
         defer {
             lock.release()
-            _ = fs.close(anchor)
+            closeLockedDirectory(anchor)
         }
         do {
             try $lockWait.withValue(bound) { try lock.acquire() }
@@ -165,6 +160,27 @@ extension AtomicFile {
             return $lockWait.withValue(inside) { body() }
         }
         return holdingLock(location.anchor) { $lockWait.withValue(inside) { body() } }
+    }
+}
+
+extension AtomicFile {
+    /// Opens the anchor directory of ``withLock(of:waitingAtMost:inside:create:takesAway:_:)`` (creating it when
+    /// `create` is true), or returns `-1`. Out of line: inlined, it was copied into every caller of every type.
+    @inline(never)
+    fileprivate static func openLockedDirectory(_ location: FileLocation, create: Bool) -> Int32 {
+        let fs = FileSystem.active
+        var anchor = fs.open(location.anchor, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC, 0)
+        if anchor < 0 && errno == ENOENT && create {
+            try? createDirectory(location.anchor)
+            anchor = fs.open(location.anchor, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC, 0)
+        }
+        return anchor
+    }
+
+    /// Closes what ``openLockedDirectory(_:create:)`` opened.
+    @inline(never)
+    fileprivate static func closeLockedDirectory(_ anchor: Int32) {
+        _ = FileSystem.active.close(anchor)
     }
 }
 
