@@ -153,9 +153,7 @@ extension AtomicFile {
             lock.release()
             closeLockedDirectory(anchor)
         }
-        do {
-            try $lockWait.withValue(bound) { try lock.acquire() }
-        } catch {
+        if let error = acquire(lock, waitingAtMost: bound) {
             if isLockBusy(error) { return nil }
             return $lockWait.withValue(inside) { body() }
         }
@@ -175,6 +173,17 @@ extension AtomicFile {
             anchor = fs.open(location.anchor, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC, 0)
         }
         return anchor
+    }
+
+    /// Takes `lock`, waiting at most `bound`; returns why it could not. Out of line, as ``openLockedDirectory(_:create:)``.
+    @inline(never)
+    fileprivate static func acquire(_ lock: DirectoryLock, waitingAtMost bound: Duration?) -> (any Error)? {
+        do {
+            try $lockWait.withValue(bound) { try lock.acquire() }
+            return nil
+        } catch {
+            return error
+        }
     }
 
     /// Closes what ``openLockedDirectory(_:create:)`` opened.
