@@ -63,6 +63,8 @@ func registerDeviceCostBenchmarks() {
             let (privacy, consent) = directory.launch()
             _ = try? await consent.setStatus(status == .denied ? .granted : .denied, for: .analytics, source: .user)
             await consent.waitForLedgerVerification()
+            // The preparing denial's flushes are its flusher's: done before the measured change.
+            _ = await privacy.synchronize()
             if status == .denied {
                 // A refusal's flushes are the flusher's (issue 47, item 1): the call is made while another holder
                 // keeps the lock (a refusal takes none), so what the process flushed before it returned is the

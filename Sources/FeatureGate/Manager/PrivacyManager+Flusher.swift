@@ -11,6 +11,9 @@ extension PrivacyManager {
         var isRunning = false
         /// Whether the last pass completed made everything it took durable.
         var lastSucceeded = true
+        /// Whether a pass holds the store's lock now: it does only bounded work of its own there (appends, a write,
+        /// deletions), so this process's other writers wait for it to let go (``waitForFlusherToLetGo()``).
+        var holdsLock = false
         var waiters: [(ticket: UInt64, continuation: CheckedContinuation<Bool, Never>)] = []
     }
 
@@ -141,6 +144,8 @@ extension PrivacyManager {
         let storeName = String(describing: store)
         let outcome = AtomicFile.withLock(of: file, waitingAtMost: nil, foldsIntents: false) {
             () -> (Bool, [PrivacyManagerDiagnostic]) in
+            state.withLock { $0.flush.holdsLock = true }
+            defer { state.withLock { $0.flush.holdsLock = false } }
             let snapshot = state.withLock { state in
                 (
                     holding: state.rules.isHoldingWrites, saved: state.saved, base: state.base,
@@ -265,6 +270,15 @@ extension PrivacyManager {
         guard let diagnostic else { return (true, []) }
         if case .storeReadableAgain = diagnostic { return (true, [diagnostic]) }
         return (false, [diagnostic])
+    }
+
+    /// Waits, for at most `bound`, while this manager's flusher holds the store's lock: its pass is this process's
+    /// own bounded work, so a change made right after a take-away (a grant after a refusal) waits for it, not the
+    /// 100 ms bound for another process's lock, and is not held.
+    func waitForFlusherToLetGo(atMost bound: Duration = .seconds(2)) {
+        let clock = ContinuousClock()
+        let deadline = clock.now.advanced(by: bound)
+        while state.withLock({ $0.flush.holdsLock }) && clock.now < deadline { usleep(500) }
     }
 
     /// Returns once every change this manager made before the call is on stable storage (flushed), or known not

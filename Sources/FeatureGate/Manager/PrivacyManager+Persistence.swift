@@ -143,6 +143,7 @@ extension PrivacyManager {
         waitingAtMost bound: Duration? = AtomicFile.lockWaitBound, takesAway: Bool = false, _ body: () -> Result
     ) -> Result? {
         guard let file = store.recordFile else { return AtomicFile.$lockWait.withValue(bound) { body() } }
+        waitForFlusherToLetGo()
         return AtomicFile.withLock(of: file, waitingAtMost: bound, takesAway: takesAway, body)
     }
 
@@ -155,6 +156,7 @@ extension PrivacyManager {
         waitingAtMost bound: Duration, takesAway: Bool = false, _ body: () -> Result
     ) -> Result? {
         guard let file = store.recordFile else { return AtomicFile.$lockWait.withValue(bound) { body() } }
+        waitForFlusherToLetGo()
         return AtomicFile.withLock(
             of: file, waitingAtMost: bound, inside: bound, create: true, takesAway: takesAway, body)
     }
