@@ -252,22 +252,31 @@ package enum IntentJournal {
         let lines = records.map(ConsentRecordLine.encode)
         // As far back as all of them take (a fold appends them in one write), and 64 KiB more.
         let window = lines.reduce(64 * 1024) { $0 + $1.count }
+        var isFromStart = false
         let tail =
             (try? AtomicFile.withOpenedFile(ledger, limit: FileConsentLedger.maximumFileSize) {
                 (file) throws(FileStoreError) -> Data in
                 guard let file else { return Data() }
+                isFromStart = file.size <= window
                 return try file.read(max(0, file.size - window)..<file.size)
             }) ?? Data()
         guard !tail.isEmpty else { return records }
-        // Lines compared by their bytes, spelled in base64: a `Set<String>` serves other code too (a `Set<Data>` was
-        // compiled for this alone), and String equality is Unicode's, not the bytes'.
-        var present = Set<String>()
-        var start = tail.startIndex
-        for index in tail.indices where tail[index] == UInt8(ascii: "\n") {
-            present.insert(tail[start...index].base64EncodedString())
-            start = index + 1
+        return zip(records, lines).filter { !Self.contains(line: $0.1, in: tail, isFromStart: isFromStart) }.map(\.0)
+    }
+
+    /// Whether `tail` (the end of a ledger; `isFromStart`: the whole of it) holds `line` (a whole line, its newline
+    /// included) as one of its lines, compared byte for byte where it starts a line: nothing is allocated per line
+    /// of the window, however many it holds.
+    private static func contains(line: Data, in tail: Data, isFromStart: Bool) -> Bool {
+        var from = tail.startIndex
+        while let found = tail.range(of: line, in: from..<tail.endIndex) {
+            let startsLine =
+                found.lowerBound == tail.startIndex
+                ? isFromStart : tail[found.lowerBound - 1] == UInt8(ascii: "\n")
+            if startsLine { return true }
+            from = found.lowerBound + 1
         }
-        return zip(records, lines).filter { !present.contains($0.1.base64EncodedString()) }.map(\.0)
+        return false
     }
 
     // MARK: Folding
