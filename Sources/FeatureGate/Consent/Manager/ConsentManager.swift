@@ -343,15 +343,17 @@ public actor ConsentManager {
     /// returns; the gate's flusher appends the record and saves the gate state off the caller's thread. Call
     /// ``PrivacyManager/synchronize()`` where a power loss must not take it back.
     ///
-    /// The record and the gate state it decides are written in one hold of the data directory's lock. When another
-    /// process keeps that lock for more than 100 ms (stopped in a debugger, suspended, on a slow disk), the call
-    /// does not wait: the change is held and recorded once the lock is free, in order with the changes made
-    /// meanwhile (which are held behind it without waiting), and the error says so (``ConsentRecordingError/isHeld``,
+    /// Otherwise (a grant, unknown, a refusal over another ledger or behind changes that wait), the record and the
+    /// gate state it decides are written in one hold of the data directory's lock. When another process keeps that
+    /// lock for more than 100 ms (stopped in a debugger, suspended, on a slow disk), the call does not wait: the
+    /// change is held and recorded once the lock is free, in order with the changes made meanwhile (which are held
+    /// behind it without waiting), and the error says so (``ConsentRecordingError/isHeld``,
     /// ``ConsentDiagnostic/changesHeld(ledger:)``). A held refusal is in force at once; a held grant (or unknown)
     /// applies once recorded. A held refusal is on disk before the call returns (an intent the lock's next holder folds
     /// into the ledger); a held grant lives in memory: a process killed before the lock is free loses it.
     ///
-    /// - Returns: The record appended, or `nil` when nothing changed.
+    /// - Returns: The record appended (or, for a refusal written as an intent, to be appended by the flusher), or
+    ///   `nil` when nothing changed.
     /// - Throws: ``ConsentRecordingError`` when the ledger refuses the record or it is held. A denial (any status but
     ///   `granted`) is applied anyway; a grant is not.
     @discardableResult
