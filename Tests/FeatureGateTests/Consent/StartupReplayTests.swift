@@ -74,12 +74,16 @@ import Testing
         let waiting = try FeatureStateRecord(decoding: #require(try FileFeatureStore(url: data.stateFile).load()))
         #expect(waiting.deniedConsentCategories.isEmpty)
         release()
+        func isReported() -> Bool {
+            diagnostics.all.contains { if case .gateStateBehindLedger(_, 1) = $0 { true } else { false } }
+        }
+        // The report follows the replay's write, once the lock is let go: both are waited for.
         let replayed = await eventually(turns: 2_000) {
             guard let stored = try? FileFeatureStore(url: data.stateFile).load() else { return false }
-            return (try? FeatureStateRecord(decoding: stored))?.deniedConsentCategories == [.analytics]
+            return (try? FeatureStateRecord(decoding: stored))?.deniedConsentCategories == [.analytics] && isReported()
         }
         #expect(replayed, "the tail was not replayed once the lock was free")
-        #expect(diagnostics.all.contains { if case .gateStateBehindLedger(_, 1) = $0 { true } else { false } })
+        #expect(isReported())
         #expect(!privacy.isEnabled(.analytics))
     }
 }
