@@ -213,32 +213,36 @@ import Testing
 
     @Test(arguments: Change.allCases, [false, true])
     func aCrashAtEveryDurableStepKeepsTheAcknowledgedNoAndAgreesWithTheLedger(change: Change, held: Bool) async throws {
-        let disk = try await Self.prepared(for: change)
-        let before = await Self.start(on: SimulatedDisk(state: disk.snapshot))
-        #expect(Self.violations(before, before: before, change: change, returned: false).isEmpty, "\(before)")
-        let run = await Self.run(change, on: disk, held: held)
-        let steps = run.steps
-        // A held grant lives in memory: it writes nothing. Everything else writes.
-        #expect((steps.count > 1) != (change == .grant && held), "\(change): \(steps.count - 1) durable steps")
-        var explored = 0
-        var failures: [String] = []
-        for (index, state) in steps.enumerated() {
-            // A power loss: every state the disk could be left in. A kill of the process: the state as it saw it.
-            for (label, crashed) in SimulatedDisk.crashStates(of: state) + [("killed", state)] {
-                explored += 1
-                let seen = await Self.start(on: SimulatedDisk(state: crashed))
-                let returned = index >= (label == "killed" ? run.returned : run.flushed)
-                for violation in Self.violations(seen, before: before, change: change, returned: returned) {
-                    failures.append(
-                        "\(change) (lock \(held ? "held" : "free")), step \(index) of \(steps.count - 1), \(label): \(violation); \(seen)"
-                    )
+        // On a thread of its own: its thousands of starts block on the simulated disk, and would hold a thread of
+        // the two-thread cooperative pool that other tests wait on.
+        try await onAThreadOfItsOwn {
+            let disk = try await Self.prepared(for: change)
+            let before = await Self.start(on: SimulatedDisk(state: disk.snapshot))
+            #expect(Self.violations(before, before: before, change: change, returned: false).isEmpty, "\(before)")
+            let run = await Self.run(change, on: disk, held: held)
+            let steps = run.steps
+            // A held grant lives in memory: it writes nothing. Everything else writes.
+            #expect((steps.count > 1) != (change == .grant && held), "\(change): \(steps.count - 1) durable steps")
+            var explored = 0
+            var failures: [String] = []
+            for (index, state) in steps.enumerated() {
+                // A power loss: every state the disk could be left in. A kill of the process: the state as it saw it.
+                for (label, crashed) in SimulatedDisk.crashStates(of: state) + [("killed", state)] {
+                    explored += 1
+                    let seen = await Self.start(on: SimulatedDisk(state: crashed))
+                    let returned = index >= (label == "killed" ? run.returned : run.flushed)
+                    for violation in Self.violations(seen, before: before, change: change, returned: returned) {
+                        failures.append(
+                            "\(change) (lock \(held ? "held" : "free")), step \(index) of \(steps.count - 1), \(label): \(violation); \(seen)"
+                        )
+                    }
                 }
             }
+            #expect(failures.isEmpty, "\(failures.count) of \(explored) crash states: \(failures.prefix(8))")
+            print(
+                "SimulatedCrashEnumerationTests: \(change), lock \(held ? "held" : "free"): \(steps.count - 1) durable steps (returned after \(run.returned), flushed after \(run.flushed)), \(explored) crash states explored"
+            )
         }
-        #expect(failures.isEmpty, "\(failures.count) of \(explored) crash states: \(failures.prefix(8))")
-        print(
-            "SimulatedCrashEnumerationTests: \(change), lock \(held ? "held" : "free"): \(steps.count - 1) durable steps (returned after \(run.returned), flushed after \(run.flushed)), \(explored) crash states explored"
-        )
     }
 
     /// A denial made without the lock and flushed by the gate's flusher, then a grant: the denial's intent (on the
@@ -250,88 +254,96 @@ import Testing
     /// why the flusher flushes the deletion of intents that held records: a file system that may lose the removal
     /// and keep the entries would.)
     @Test func aFlushedDenialNeverComesBackOverALaterGrant() async throws {
-        let disk = try await Self.prepared(for: .denial)
-        let process = disk.process()
-        let (privacy, consent) = FileSystem.$current.withValue(process) {
-            launchGateAndConsent(on: Self.data, policy: Self.policy)
-        }
-        _ = await consent.waitForLedgerVerification()
-        // The denial's intent, unflushed, while another process holds the lock; that process's own flushed intent (a
-        // disable of push, as behind a busy lock) then puts the denial's on the disk too (the folder is flushed).
-        disk.holdLockOutside(Self.anchor + "/" + AtomicFile.lockFileName)
-        await Self.call(.denial, privacy: privacy, consent: consent).make(as: process)
-        try FileSystem.$current.withValue(disk.process()) {
-            let intent = TakeAwayIntent(stateFile: PrivacyDataDirectory.stateFileName, disable: .push)
-            _ = try IntentJournal.record(intent, in: Self.anchor)
-        }
-        disk.releaseOutsideLock()
-        #expect(await FileSystem.$current.withValue(process) { await privacy.synchronize() })
-        let denied = await Self.start(on: SimulatedDisk(state: disk.snapshot))
-        #expect(denied.status == .denied && !denied.analytics, "\(denied)")
-        disk.startRecording()
-        await Self.call(.grant, privacy: privacy, consent: consent).make(as: process)
-        let steps = disk.stopRecording()
-        #expect(steps.count > 1, "\(steps.count - 1) durable steps")
-        var explored = 0
-        var failures: [String] = []
-        for (index, state) in steps.enumerated() {
-            for (label, crashed) in SimulatedDisk.crashStates(of: state) + [("killed", state)] {
-                explored += 1
-                let seen = await Self.start(on: SimulatedDisk(state: crashed))
-                let returned = index == steps.count - 1
-                for violation in Self.violations(seen, before: denied, change: .grant, returned: returned) {
-                    failures.append("step \(index) of \(steps.count - 1), \(label): \(violation); \(seen)")
-                }
-                if returned && seen.status != .granted {
-                    failures.append("step \(index), \(label): the acknowledged grant is lost; \(seen)")
-                }
-                if !returned && seen.status != .denied && seen.status != .granted {
-                    failures.append("step \(index), \(label): neither the denial nor the grant; \(seen)")
+        // On a thread of its own: its thousands of starts block on the simulated disk, and would hold a thread of
+        // the two-thread cooperative pool that other tests wait on.
+        try await onAThreadOfItsOwn {
+            let disk = try await Self.prepared(for: .denial)
+            let process = disk.process()
+            let (privacy, consent) = FileSystem.$current.withValue(process) {
+                launchGateAndConsent(on: Self.data, policy: Self.policy)
+            }
+            _ = await consent.waitForLedgerVerification()
+            // The denial's intent, unflushed, while another process holds the lock; that process's own flushed intent (a
+            // disable of push, as behind a busy lock) then puts the denial's on the disk too (the folder is flushed).
+            disk.holdLockOutside(Self.anchor + "/" + AtomicFile.lockFileName)
+            await Self.call(.denial, privacy: privacy, consent: consent).make(as: process)
+            try FileSystem.$current.withValue(disk.process()) {
+                let intent = TakeAwayIntent(stateFile: PrivacyDataDirectory.stateFileName, disable: .push)
+                _ = try IntentJournal.record(intent, in: Self.anchor)
+            }
+            disk.releaseOutsideLock()
+            #expect(await FileSystem.$current.withValue(process) { await privacy.synchronize() })
+            let denied = await Self.start(on: SimulatedDisk(state: disk.snapshot))
+            #expect(denied.status == .denied && !denied.analytics, "\(denied)")
+            disk.startRecording()
+            await Self.call(.grant, privacy: privacy, consent: consent).make(as: process)
+            let steps = disk.stopRecording()
+            #expect(steps.count > 1, "\(steps.count - 1) durable steps")
+            var explored = 0
+            var failures: [String] = []
+            for (index, state) in steps.enumerated() {
+                for (label, crashed) in SimulatedDisk.crashStates(of: state) + [("killed", state)] {
+                    explored += 1
+                    let seen = await Self.start(on: SimulatedDisk(state: crashed))
+                    let returned = index == steps.count - 1
+                    for violation in Self.violations(seen, before: denied, change: .grant, returned: returned) {
+                        failures.append("step \(index) of \(steps.count - 1), \(label): \(violation); \(seen)")
+                    }
+                    if returned && seen.status != .granted {
+                        failures.append("step \(index), \(label): the acknowledged grant is lost; \(seen)")
+                    }
+                    if !returned && seen.status != .denied && seen.status != .granted {
+                        failures.append("step \(index), \(label): neither the denial nor the grant; \(seen)")
+                    }
                 }
             }
+            #expect(failures.isEmpty, "\(failures.count) of \(explored) crash states: \(failures.prefix(6))")
+            print(
+                "SimulatedCrashEnumerationTests: a flushed denial, then a grant: \(steps.count - 1) durable steps, "
+                    + "\(explored) crash states explored")
         }
-        #expect(failures.isEmpty, "\(failures.count) of \(explored) crash states: \(failures.prefix(6))")
-        print(
-            "SimulatedCrashEnumerationTests: a flushed denial, then a grant: \(steps.count - 1) durable steps, "
-                + "\(explored) crash states explored")
     }
 
     /// The gate's flusher folds every intent of the directory into its one write, another process's flushed
     /// take-away included, and then deletes them: no power loss at any step may keep a deletion and lose the state
     /// that took the intent in, since that "no" was on the disk before the flush began.
     @Test func aFlushPassNeverLosesAnotherProcesssFlushedTakeAway() async throws {
-        let disk = try await Self.prepared(for: .disable)
-        let process = disk.process()
-        let (privacy, consent) = FileSystem.$current.withValue(process) {
-            launchGateAndConsent(on: Self.data, policy: Self.policy)
-        }
-        _ = await consent.waitForLedgerVerification()
-        FileSystem.$current.withValue(process) { privacy.enableFeatures(.push) }
-        disk.syncEverything()
-        // Another process's disable of push, made durable as an intent (as behind a busy lock), before this one's.
-        try FileSystem.$current.withValue(disk.process()) {
-            let intent = TakeAwayIntent(stateFile: PrivacyDataDirectory.stateFileName, disable: .push)
-            _ = try IntentJournal.record(intent, in: Self.anchor)
-        }
-        disk.startRecording()
-        await Call.blocking { privacy.disableFeatures(.messageCenter) }.make(as: process)
-        let synchronized = await FileSystem.$current.withValue(process) { await privacy.synchronize() }
-        let steps = disk.stopRecording()
-        #expect(synchronized)
-        #expect(steps.count > 2, "\(steps.count - 1) durable steps")
-        var explored = 0
-        var failures: [String] = []
-        for (index, state) in steps.enumerated() {
-            for (label, crashed) in SimulatedDisk.crashStates(of: state) + [("killed", state)] {
-                explored += 1
-                let seen = await Self.start(on: SimulatedDisk(state: crashed))
-                if seen.push { failures.append("step \(index) of \(steps.count - 1), \(label): push on; \(seen)") }
-                if index == steps.count - 1 && seen.messageCenter {
-                    failures.append("after synchronize(), \(label): the disable is lost; \(seen)")
+        // On a thread of its own: its thousands of starts block on the simulated disk, and would hold a thread of
+        // the two-thread cooperative pool that other tests wait on.
+        try await onAThreadOfItsOwn {
+            let disk = try await Self.prepared(for: .disable)
+            let process = disk.process()
+            let (privacy, consent) = FileSystem.$current.withValue(process) {
+                launchGateAndConsent(on: Self.data, policy: Self.policy)
+            }
+            _ = await consent.waitForLedgerVerification()
+            FileSystem.$current.withValue(process) { privacy.enableFeatures(.push) }
+            disk.syncEverything()
+            // Another process's disable of push, made durable as an intent (as behind a busy lock), before this one's.
+            try FileSystem.$current.withValue(disk.process()) {
+                let intent = TakeAwayIntent(stateFile: PrivacyDataDirectory.stateFileName, disable: .push)
+                _ = try IntentJournal.record(intent, in: Self.anchor)
+            }
+            disk.startRecording()
+            await Call.blocking { privacy.disableFeatures(.messageCenter) }.make(as: process)
+            let synchronized = await FileSystem.$current.withValue(process) { await privacy.synchronize() }
+            let steps = disk.stopRecording()
+            #expect(synchronized)
+            #expect(steps.count > 2, "\(steps.count - 1) durable steps")
+            var explored = 0
+            var failures: [String] = []
+            for (index, state) in steps.enumerated() {
+                for (label, crashed) in SimulatedDisk.crashStates(of: state) + [("killed", state)] {
+                    explored += 1
+                    let seen = await Self.start(on: SimulatedDisk(state: crashed))
+                    if seen.push { failures.append("step \(index) of \(steps.count - 1), \(label): push on; \(seen)") }
+                    if index == steps.count - 1 && seen.messageCenter {
+                        failures.append("after synchronize(), \(label): the disable is lost; \(seen)")
+                    }
                 }
             }
+            #expect(failures.count == 0, "\(failures.count) of \(explored) crash states: \(failures.prefix(4))")
         }
-        #expect(failures.count == 0, "\(failures.count) of \(explored) crash states: \(failures.prefix(4))")
     }
 }
 

@@ -48,7 +48,7 @@ enum ScheduleStep: CustomStringConvertible, Sendable {
 /// Revocation at any moment: R1-R3 checked with a revocation landing at every I/O point of every flow
 /// (start-up, write, track → flush → retry, opt-out, purge), and at random points of thousands of seeded random
 /// schedules with injected faults.
-@Suite(.serialized, .timeLimit(.minutes(5))) struct ScheduleExplorationTests {
+@Suite(.serialized, .timeLimit(.minutes(10))) struct ScheduleExplorationTests {
     /// What one run explored, and what it broke.
     struct Outcome {
         var reachedPause: Bool
