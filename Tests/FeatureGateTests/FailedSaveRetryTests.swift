@@ -53,7 +53,8 @@ import Testing
         #expect(diagnostics.all.contains { if case .saveFailed = $0 { true } else { false } }, "\(diagnostics.all)")
         try await Task.sleep(for: .milliseconds(300))  // A few retries on the full disk.
         disk.isFull.withLock { $0 = false }
-        let landed = await eventually(turns: 2_000) {
+        // Retries back off (0.1 s, doubling): under a loaded full run one can come late.
+        let landed = await eventually(turns: 6_000) {
             diagnostics.all.contains { if case .failedSaveLanded = $0 { true } else { false } }
         }
         #expect(landed, "\(diagnostics.all)")
