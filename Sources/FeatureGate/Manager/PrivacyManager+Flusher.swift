@@ -172,9 +172,7 @@ extension PrivacyManager {
                 if records.count < taken.count { IntentJournal.flushFile(ledgerLocation) }
                 let ledger = FileConsentLedger(url: URL(filePath: ledgerLocation.path, directoryHint: .notDirectory))
                 do {
-                    if let end = try ledger.append(contentsOf: records) {
-                        appended = (end - records.reduce(0) { $0 + ConsentRecordLine.encode($1).count })..<end
-                    }
+                    appended = try ledger.append(contentsOf: records)
                 } catch {
                     // The intents keep the records, flushed now: the next holder of the lock, or the next start, tries
                     // again.

@@ -97,12 +97,14 @@ public struct FileConsentLedger: ConsentLedger, CustomStringConvertible {
     /// checkpoint once: what a fold of many pending changes appends. A crash part-way leaves whole lines of the
     /// first ones (the cut-short last line is repaired by the next append).
     ///
-    /// - Returns: The file's length after them, when it could be read back (`nil` also when `records` is empty).
+    /// - Returns: Where their lines went (the file's length after them, back by their bytes), when the file could be
+    ///   read back (`nil` also when `records` is empty).
     @discardableResult
-    package func append(contentsOf records: [ConsentRecord]) throws -> Int? {
+    package func append(contentsOf records: [ConsentRecord]) throws -> Range<Int>? {
         guard !records.isEmpty else { return nil }
         let lines = records.reduce(into: Data()) { $0.append(ConsentRecordLine.encode($1)) }
-        return try appendLines(lines, after: nil)?.snapshot.position?.offset
+        guard let end = try appendLines(lines, after: nil)?.snapshot.position?.offset else { return nil }
+        return (end - lines.count)..<end
     }
 
     /// Appends the record as ``append(_:)`` does, and returns the trail up to it, folded from `snapshot` when the

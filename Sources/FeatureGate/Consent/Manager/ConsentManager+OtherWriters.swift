@@ -28,14 +28,17 @@ extension ConsentManager {
             // Folded since they were read when the trail is as new as they are.
             return reconcile(with: trail)
                 + applyPendingRefusals(
-                    intended.filter { record in
-                        !((trail.answers[record.category]?.decidedAt).map { $0.timeIntervalSince(record.time) > -0.001 }
-                            ?? false)
-                    })
+                    intended.filter { !Self.isAsNew(trail, as: $0) })
         }
         return applyFromLedger(appended)
             + applyPendingRefusals(
                 intended.filter { record in !appended.records.contains { Self.isSameRecord($0, record) } })
+    }
+
+    /// Whether `trail`'s answer for `record`'s category was decided no earlier than `record` (the ledger keeps times
+    /// to the millisecond): the trail then holds it, or something newer.
+    static func isAsNew(_ trail: ConsentTrail, as record: ConsentRecord) -> Bool {
+        (trail.answers[record.category]?.decidedAt).map { $0.timeIntervalSince(record.time) > -0.001 } ?? false
     }
 
     /// Applies the refusals of `intended`, records other writers made without the lock (intents no holder of the
@@ -140,8 +143,7 @@ extension ConsentManager {
         let before = answers
         let statusesBefore = currentDecisions().mapValues(\.status)
         // A refusal made without the lock that the trail now holds is no longer held: the trail is as new as it.
-        for (category, record) in deferredRecords
-        where (trail.answers[category]?.decidedAt).map({ $0.timeIntervalSince(record.time) > -0.001 }) ?? false {
+        for (category, record) in deferredRecords where Self.isAsNew(trail, as: record) {
             deferredRecords[category] = nil
             durableRefusals.remove(category)
         }

@@ -311,11 +311,8 @@ package enum IntentJournal {
                 if records.count < intents.reduce(0, { $0 + $1.records.count }) {
                     flushFile(FileLocation(anchor: anchor, components: [ledgerFile]))
                 }
-                if let end = try ledger.append(contentsOf: records),
-                    ledgerGroups.count(where: { $0.0 != nil }) == 1
-                {
-                    appended = (end - records.reduce(0) { $0 + ConsentRecordLine.encode($1).count })..<end
-                }
+                let range = try ledger.append(contentsOf: records)
+                if ledgerGroups.count(where: { $0.0 != nil }) == 1 { appended = range }
             } catch {
                 return
             }
